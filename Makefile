@@ -1,0 +1,98 @@
+# cudal1 — one Makefile: `make` (binary, library, op libraries, tests), `make test` (CPU tests),
+# `make gpu-test` (device-only tests), `make bench` (benchmarks; GPU), `make demo`.
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCH ?= 90
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CC        ?= gcc
+BUILD     ?= build
+
+WARN    := -Wall -Wextra -Werror
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 $(WARN) -D_GNU_SOURCE -Iinclude -Isrc -I$(CUDA_HOME)/include \
+           -DCL1_CUDA_ARCH=$(CUDA_ARCH) -DCL1_CUDA_HOME='"$(CUDA_HOME)"' -MMD -MP
+GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CUDA_ARCH)]
+NVFLAGS := -O3 -std=c++17 $(GENCODE) -Iinclude -Isrc -Xcompiler -fPIC,-Wall,-Werror \
+           -DCL1_CUDA_ARCH=$(CUDA_ARCH) -MMD -MP
+CUDA_LD := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
+LDLIBS  := -lcjson -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
+RPATH   := -Wl,-rpath,'$$ORIGIN/deps'
+
+LIB_C   := $(wildcard src/base/*.c src/task/*.c src/eval/*.c)
+LIB_CU  := $(wildcard src/base/*.cu src/task/*.cu src/eval/*.cu)
+OPS_C   := $(wildcard src/ops/*.c)
+OPS_CU  := $(wildcard src/ops/*.cu)
+CLI_C   := $(wildcard src/cli/*.c)
+TEST_C  := $(wildcard tests/test_*.c)
+GTEST_C := $(wildcard tests/gpu/test_*.c)
+
+LIB_O   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.cu.o)
+OPS_HO  := $(OPS_C:%.c=$(BUILD)/obj/%.pic.o)
+OPS_CO  := $(OPS_CU:%.cu=$(BUILD)/obj/%.cu.o)
+CLI_O   := $(CLI_C:%.c=$(BUILD)/obj/%.o)
+TESTS   := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
+GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
+
+.PHONY: all test gpu-test bench demo clean deps
+all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcl1ops_host.so \
+     $(BUILD)/libcl1ops_cuda.so $(TESTS) $(GTESTS)
+
+# Installs missing Debian packages when a header we need is absent (scripts/deps says which).
+$(BUILD)/.deps: scripts/deps
+	@mkdir -p $(BUILD)
+	@scripts/deps --check-headers || scripts/deps
+	@touch $@
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.pic.o: %.c | $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: %.cu | $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BUILD)/libcudal1.a: $(LIB_O)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libcl1ops_host.so: $(OPS_HO)
+	$(CC) -shared -o $@ $^ -lm
+
+$(BUILD)/libcl1ops_cuda.so: $(OPS_CO)
+	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared $(CUDA_LD) -lcublas -lcublasLt -lcudnn
+
+$(BUILD)/cudal1: $(CLI_O) $(BUILD)/libcudal1.a
+	$(CC) -o $@ $(CLI_O) $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/harness.h $(BUILD)/libcudal1.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/gpu/%: tests/gpu/%.c tests/harness.h $(BUILD)/libcudal1.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
+
+# CPU tests (CI): cmocka suites, then the PyTorch twin checks; ends with "N passed, N failed".
+test: all
+	@scripts/deps --python
+	@scripts/run-tests $(BUILD) $(TESTS)
+
+# Device-only tests: run on a machine with a GPU (the device tool); writes $(BUILD)/gpu-test.json.
+gpu-test: all
+	@scripts/run-tests --gpu $(BUILD) $(GTESTS)
+
+bench: all
+	@scripts/bench $(BUILD)
+
+# Bundles the non-CUDA shared libraries the binary needs, for machines without our -dev packages.
+bundle: all
+	@mkdir -p $(BUILD)/deps
+	@for l in $$(ldd $(BUILD)/cudal1 | awk '/cjson|seccomp|libelf|libcrypto|libz|libzstd|liblzma|libbz2/ {print $$3}'); do cp -L $$l $(BUILD)/deps/; done
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

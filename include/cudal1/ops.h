@@ -1,0 +1,65 @@
+/* ops.h — the reference op library: what task references are built from, one call per PyTorch
+ * op, eager style. Two builds share this API: libcl1ops_host.so (C loops, float64 accumulation)
+ * and libcl1ops_cuda.so (cuBLAS/cuDNN where PyTorch uses them, plain kernels elsewhere). Pointers
+ * are host pointers on the host build and device pointers on the CUDA build; `stream` is a
+ * cudaStream_t (ignored, may be NULL, on the host build). Tensors are contiguous row-major fp32.
+ * Every op returns 0 on success and non-zero on a library or launch error. Numerics follow
+ * PyTorch's defaults: matmul in full FP32 (no TF32); cuDNN convolution with TF32 allowed. */
+#ifndef CUDAL1_OPS_H
+#define CUDAL1_OPS_H
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y = max(x, 0); x, y: (n) */
+int cl1_op_relu(void *stream, const float *x, float *y, int64_t n);
+
+/* Softmax over the last dim. x, y: (rows, cols) */
+int cl1_op_softmax(void *stream, const float *x, float *y, int64_t rows, int64_t cols);
+
+/* Sum over the middle dim. x: (outer, red, inner) -> y: (outer, inner) */
+int cl1_op_sum_dim(void *stream, const float *x, float *y, int64_t outer, int64_t red,
+                   int64_t inner);
+
+/* LayerNorm over the last `cols` elements with elementwise affine (w, b may be NULL).
+ * x, y: (rows, cols); w, b: (cols); biased variance, as PyTorch. */
+int cl1_op_layernorm(void *stream, const float *x, const float *w, const float *b, float *y,
+                     int64_t rows, int64_t cols, double eps);
+
+/* C = A @ B. A: (M, K), B: (K, N), C: (M, N) */
+int cl1_op_matmul(void *stream, const float *A, const float *B, float *C, int64_t M, int64_t N,
+                  int64_t K);
+
+/* y = x @ W^T + bias (bias may be NULL). x: (M, K), W: (N, K), bias: (N), y: (M, N) */
+int cl1_op_linear(void *stream, const float *x, const float *W, const float *bias, float *y,
+                  int64_t M, int64_t N, int64_t K);
+
+/* y[o, c, i] = x[o, c, i] + bias[c]. x, y: (outer, C, inner); bias: (C) */
+int cl1_op_bias_add(void *stream, const float *x, const float *bias, float *y, int64_t outer,
+                    int64_t C, int64_t inner);
+
+typedef struct {
+  int64_t n, c, h, w;        /* input (N, C, H, W) */
+  int64_t k, r, s;           /* weight (K, C/groups, R, S) */
+  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
+} cl1_conv2d_desc;
+
+/* Output height/width of a conv2d (PyTorch's formula). */
+static inline int64_t cl1_conv2d_out_h(const cl1_conv2d_desc *d) {
+  return (d->h + 2 * d->pad_h - d->dil_h * (d->r - 1) - 1) / d->stride_h + 1;
+}
+static inline int64_t cl1_conv2d_out_w(const cl1_conv2d_desc *d) {
+  return (d->w + 2 * d->pad_w - d->dil_w * (d->s - 1) - 1) / d->stride_w + 1;
+}
+
+/* Cross-correlation with zero padding, as nn.Conv2d; bias (K) may be NULL.
+ * x: (N, C, H, W), w: (K, C/groups, R, S), y: (N, K, OH, OW) */
+int cl1_op_conv2d(void *stream, const float *x, const float *w, const float *bias, float *y,
+                  const cl1_conv2d_desc *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,117 @@
+/* task.h — a task: its task.json (schema in docs/task-format.md), loaded and validated, and an
+ * instance of it (a task resolved at one shape set: concrete shapes, attrs and init distributions).
+ * Inputs, params and outputs keep task.json's order, which is the ABI's order. */
+#ifndef CL1_TASK_H
+#define CL1_TASK_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cudal1/solution.h"
+#include "../base/err.h"
+
+enum { CL1_SHAPES_TEST = 0, CL1_SHAPES_SMALL = 1, CL1_SHAPES_LARGE = 2, CL1_SHAPES_N = 3 };
+#define CL1_TASK_MAX_TENSORS 32
+#define CL1_TASK_MAX_DIMS 48
+#define CL1_TASK_MAX_ATTRS 32
+
+const char *cl1_shapes_name(int set);          /* "test", "small", "large" */
+int cl1_shapes_parse(const char *s);           /* -1 if unknown */
+const char *cl1_dtype_name(int dtype);         /* "f32", ... */
+int cl1_dtype_parse(const char *s);            /* accepts "f32" and "float32" forms; -1 if unknown */
+size_t cl1_dtype_size(int dtype);
+
+/* An init distribution as written: kind + numbers or dim expressions (fan_in). */
+typedef enum {
+  CL1_INIT_UNIFORM, CL1_INIT_NORMAL, CL1_INIT_ONES, CL1_INIT_ZEROS, CL1_INIT_CONST,
+  CL1_INIT_RANDINT, CL1_INIT_KAIMING_UNIFORM, CL1_INIT_FAN_IN_UNIFORM, CL1_INIT_BERNOULLI
+} cl1_init_kind;
+
+typedef struct {
+  cl1_init_kind kind;
+  double a, b;          /* uniform low/high, normal mean/std, const value, randint low/high,
+                           kaiming: a = negative slope (default sqrt(5)), bernoulli: a = p */
+  char *fan_in;         /* dim expression, kaiming/fan_in_uniform only */
+} cl1_init;
+
+typedef struct {
+  char *name;
+  int dtype;                       /* cl1_dtype */
+  int ndim;
+  char *shape[CL1_MAX_DIMS];       /* dim expressions ("N", "H-K+1", "1") */
+  bool has_init[CL1_SHAPES_N];     /* per-set override present */
+  cl1_init init;                   /* default init (inputs, params) */
+  cl1_init init_set[CL1_SHAPES_N]; /* "init_test"/"init_small"/"init_large" overrides */
+} cl1_tensor_spec;
+
+typedef struct {
+  char *path;                     /* the task.json path as given */
+  char *dir;                      /* its folder */
+  char *id;                       /* "level1/19_ReLU": level folder + name */
+  char *name;                     /* "19_ReLU" (KernelBench's file stem) */
+  int level, number;
+  char *description;
+  int n_dims;
+  char *dim_names[CL1_TASK_MAX_DIMS];
+  bool has_set[CL1_SHAPES_N];
+  int64_t dims[CL1_SHAPES_N][CL1_TASK_MAX_DIMS];
+  char *shapes_note[CL1_SHAPES_N]; /* why a set was scaled down, if it was */
+  int n_inputs, n_params, n_outputs;
+  cl1_tensor_spec inputs[CL1_TASK_MAX_TENSORS], params[CL1_TASK_MAX_TENSORS],
+      outputs[CL1_TASK_MAX_TENSORS];
+  int n_attrs;
+  char *attr_names[CL1_TASK_MAX_ATTRS];
+  char *attr_exprs[CL1_TASK_MAX_ATTRS]; /* a number or a dim expression, as text */
+  double atol, rtol;
+  char *flops, *bytes;            /* optional dim expressions (may be NULL) */
+  char *notes;                    /* optional */
+  char *degenerate;               /* optional audit note */
+} cl1_task;
+
+/* Loads and validates PATH (a task.json or a folder holding one). Errors read
+ * "PATH: FIELD: what is wrong", e.g. "suite/x/task.json: inputs[0].shape[1]: unknown dim 'M'". */
+int cl1_task_load(const char *path, cl1_task **out, cl1_err *err);
+void cl1_task_free(cl1_task *t);
+
+/* Resolves a task id ("level1/19_ReLU", "19_ReLU", "level1/19", "1/19") or a path to its task
+ * folder under suite_root. Writes the folder into out. */
+int cl1_task_find(const char *suite_root, const char *id_or_path, char *out, size_t n,
+                  cl1_err *err);
+/* The suite folder: $CUDAL1_SUITE, else <exe dir>/../suite, else ./suite. */
+const char *cl1_suite_root(void);
+
+/* A concrete tensor at one shape set. */
+typedef struct {
+  const char *name;
+  int dtype, ndim;
+  int64_t shape[CL1_MAX_DIMS];
+  int64_t numel;
+  size_t bytes;
+  int dist;              /* CL1_DIST_* (base/rng.h) */
+  double a, b;           /* resolved distribution parameters */
+} cl1_tinst;
+
+/* A task at one shape set. Owns nothing but its arrays; the task must outlive it. */
+typedef struct {
+  const cl1_task *task;
+  int set;
+  int n_inputs, n_params, n_outputs, n_attrs;
+  cl1_tinst inputs[CL1_TASK_MAX_TENSORS], params[CL1_TASK_MAX_TENSORS],
+      outputs[CL1_TASK_MAX_TENSORS];
+  cl1_attr attrs[CL1_TASK_MAX_ATTRS];
+  double flops, bytes;   /* 0 when the task gives no formula */
+  size_t in_bytes, par_bytes, out_bytes;
+} cl1_inst;
+
+int cl1_task_instance(const cl1_task *t, int set, cl1_inst *out, cl1_err *err);
+
+/* Dim expressions: integers, dim names, + - * / (floor division) %, parentheses. */
+int cl1_expr_eval(const char *expr, const cl1_task *t, int set, int64_t *out, cl1_err *err);
+
+/* Tensor ids keep inputs and params of one call apart in the RNG's counter space. */
+static inline uint32_t cl1_tensor_id_input(int i) { return 0x100u + (uint32_t)i; }
+static inline uint32_t cl1_tensor_id_param(int i) { return 0x200u + (uint32_t)i; }
+
+/* Fills dst (host memory, t->numel elements of t->dtype) from the task's generator. */
+void cl1_gen_host(const cl1_tinst *t, void *dst, uint64_t seed, uint32_t tid);
+
+#endif
