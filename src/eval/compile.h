@@ -1,0 +1,40 @@
+/* compile.h — a solution source to a shared object (evaluation.md, stage 2): cc for the host
+ * backend, nvcc for CUDA (sm_XX + compute_XX PTX, default arch 90), linked against the op library
+ * of the same backend; a time limit and an output-size limit; a content-addressed cache keyed by
+ * SHA-256 of (source, flags, compiler version, arch) under $XDG_CACHE_HOME/cudal1 (default
+ * ~/.cache/cudal1); and a pool that compiles many sources in parallel processes. */
+#ifndef CL1_COMPILE_H
+#define CL1_COMPILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "backend.h"
+#include "../base/err.h"
+
+typedef struct {
+  cl1_backend backend;
+  const char *arch;          /* "90" etc.; NULL = $CUDAL1_CUDA_ARCH or the build default */
+  int timeout_s;             /* 0 = 60 */
+  const char *cache_dir;     /* NULL = default */
+  const char *ops_dir;       /* folder with libcl1ops_{host,cuda}.so; NULL = next to the binary */
+  const char *include_dir;   /* folder holding cudal1/solution.h; NULL = derived from ops_dir */
+  bool no_cache;             /* compile even if cached (still stores) */
+} cl1_compile_opts;
+
+typedef struct {
+  char so_path[4096];        /* the cached .so */
+  char hash[65];
+  bool cached;               /* found in the cache, no compiler run */
+  double seconds;            /* wall time of this call */
+  char diag[4096];           /* first diagnostics when the compiler failed */
+} cl1_compile_result;
+
+/* 0: built (or cached); 1: compile_error (res->diag); 2: timeout; -1: infrastructure (err). */
+int cl1_compile_file(const char *src_path, const cl1_compile_opts *o, cl1_compile_result *res,
+                     cl1_err *err);
+int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,
+                       cl1_compile_result *res, cl1_err *err);
+
+/* Compiles n files with up to `jobs` compilers at once; rc[i] as cl1_compile_file's return. */
+int cl1_compile_many(int n, const char *const *src_paths, const cl1_compile_opts *o, int jobs,
+                     cl1_compile_result *res, int *rc, cl1_err *errs);
+#endif

@@ -1,0 +1,25 @@
+/* gate.h — static checks before and after compiling a candidate (evaluation.md, stage 1):
+ * source rules (no host inline asm, no constructor/destructor/section attributes, no absolute or
+ * parent-relative #include, size limit) and the built .so's undefined dynamic symbols against the
+ * allowlist (abi.md: CUDA runtime minus reset/limit/persisting-L2/IPC, cuBLAS/cuBLASLt, cuDNN,
+ * cl1_op_*, libc memory/math, the C++ runtime's allocation/exception glue). */
+#ifndef CL1_GATE_H
+#define CL1_GATE_H
+#include <stddef.h>
+#include "backend.h"
+#include "../base/err.h"
+
+#define CL1_GATE_MAX_SOURCE (256 * 1024)
+
+typedef struct {
+  char rule[64];    /* machine code: "host_asm", "constructor", "include", "size", "symbol", ... */
+  char why[512];    /* human sentence naming the line or symbol */
+} cl1_gate_verdict;
+
+/* 0: passes; 1: rejected (v filled); -1: could not check (err). */
+int cl1_gate_source(const char *src, size_t n, cl1_backend b, cl1_gate_verdict *v, cl1_err *err);
+int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl1_err *err);
+
+/* 1 if an undefined symbol `name` may be imported by a solution on backend b. */
+int cl1_gate_symbol_allowed(const char *name, cl1_backend b);
+#endif
