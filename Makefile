@@ -14,7 +14,7 @@ GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CU
 NVFLAGS := -O3 -std=c++17 $(GENCODE) -Iinclude -Isrc -Xcompiler -fPIC,-Wall,-Werror \
            -DCL1_CUDA_ARCH=$(CUDA_ARCH) -MMD -MP
 CUDA_LD := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
-LDLIBS  := -lcjson -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
+LDLIBS  := -lstdc++ -lcjson -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
 RPATH   := -Wl,-rpath,'$$ORIGIN/deps'
 
 LIB_C   := $(wildcard src/base/*.c src/task/*.c src/eval/*.c)
@@ -24,6 +24,7 @@ OPS_CU  := $(wildcard src/ops/*.cu)
 CLI_C   := $(wildcard src/cli/*.c)
 TEST_C  := $(wildcard tests/test_*.c)
 GTEST_C := $(wildcard tests/gpu/test_*.c)
+BENCH_C := $(wildcard bench/*.c)
 
 LIB_O   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.cu.o)
 OPS_HO  := $(OPS_C:%.c=$(BUILD)/obj/%.pic.o)
@@ -31,10 +32,11 @@ OPS_CO  := $(OPS_CU:%.cu=$(BUILD)/obj/%.cu.o)
 CLI_O   := $(CLI_C:%.c=$(BUILD)/obj/%.o)
 TESTS   := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
+BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test gpu-test bench demo clean deps
 all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcl1ops_host.so \
-     $(BUILD)/libcl1ops_cuda.so $(TESTS) $(GTESTS)
+     $(BUILD)/libcl1ops_cuda.so $(TESTS) $(GTESTS) $(BENCHES)
 
 # Installs missing Debian packages when a header we need is absent (scripts/deps says which).
 $(BUILD)/.deps: scripts/deps
@@ -62,18 +64,23 @@ $(BUILD)/libcl1ops_host.so: $(OPS_HO)
 	$(CC) -shared -o $@ $^ -lm
 
 $(BUILD)/libcl1ops_cuda.so: $(OPS_CO)
-	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared $(CUDA_LD) -lcublas -lcublasLt -lcudnn
+	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared -L$(CUDA_HOME)/lib64 \
+	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublas -lcublasLt -lcudnn
 
 $(BUILD)/cudal1: $(CLI_O) $(BUILD)/libcudal1.a
 	$(CC) -o $@ $(CLI_O) $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/harness.h $(BUILD)/libcudal1.a
+$(BUILD)/tests/%: tests/%.c tests/harness.h tests/eval_cases.h $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/gpu/%: tests/gpu/%.c tests/harness.h $(BUILD)/libcudal1.a
+$(BUILD)/tests/gpu/%: tests/gpu/%.c tests/harness.h tests/eval_cases.h $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
 
 # CPU tests (CI): cmocka suites, then the PyTorch twin checks; ends with "N passed, N failed".
 test: all

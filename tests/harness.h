@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 /* The build folder ($CL1_BUILD, default "build"). */
@@ -35,6 +37,13 @@ static inline int th_write(const char *path, const char *text) {
   if (!f) return -1;
   fputs(text, f);
   return fclose(f);
+}
+
+/* Seconds on a monotonic clock. */
+static inline double cl1_now_test(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Runs a shell command, captures stdout+stderr (truncated to cap) and returns the exit status

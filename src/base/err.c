@@ -24,7 +24,11 @@ int cl1_err_wrap(cl1_err *err, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+    size_t k = strnlen(prefix, sizeof prefix);
+    if (k > sizeof err->msg - 3) k = sizeof err->msg - 3;
+    memcpy(err->msg, prefix, k);
+    memcpy(err->msg + k, ": ", 2);
+    cl1_strcpy(err->msg + k + 2, sizeof err->msg - k - 2, old);
   }
   return -1;
 }
@@ -57,6 +61,13 @@ void cl1_log_warn(const char *fmt, ...) {
   va_start(ap, fmt);
   vlog("warning: ", fmt, ap);
   va_end(ap);
+}
+
+void cl1_strcpy(char *dst, size_t n, const char *src) {
+  if (!n) return;
+  size_t k = strnlen(src, n - 1);
+  memcpy(dst, src, k);
+  dst[k] = 0;
 }
 
 double cl1_now(void) {

@@ -16,6 +16,9 @@ int cl1_err_wrap(cl1_err *err, const char *fmt, ...) __attribute__((format(print
 void cl1_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cl1_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Copies src into dst[n], truncating; always NUL-terminates. */
+void cl1_strcpy(char *dst, size_t n, const char *src);
+
 /* Monotonic clock in seconds. */
 double cl1_now(void);
 

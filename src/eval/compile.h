@@ -2,7 +2,8 @@
  * backend, nvcc for CUDA (sm_XX + compute_XX PTX, default arch 90), linked against the op library
  * of the same backend; a time limit and an output-size limit; a content-addressed cache keyed by
  * SHA-256 of (source, flags, compiler version, arch) under $XDG_CACHE_HOME/cudal1 (default
- * ~/.cache/cudal1); and a pool that compiles many sources in parallel processes. */
+ * ~/.cache/cudal1); and a pool that compiles many sources in parallel processes. nvcc is
+ * $CUDA_HOME/bin/nvcc, else the build's CL1_CUDA_HOME. Only successes are cached. */
 #ifndef CL1_COMPILE_H
 #define CL1_COMPILE_H
 #include <stdbool.h>
@@ -10,8 +11,14 @@
 #include "backend.h"
 #include "../base/err.h"
 
+/* The solution's language; AUTO = by file extension for files (.c C, .cu CUDA), by backend for
+ * sources given as text. C on the cuda backend is how task references are built: cc, linked to
+ * the CUDA op library. */
+typedef enum { CL1_LANG_AUTO = 0, CL1_LANG_C, CL1_LANG_CUDA } cl1_lang;
+
 typedef struct {
   cl1_backend backend;
+  cl1_lang lang;
   const char *arch;          /* "90" etc.; NULL = $CUDAL1_CUDA_ARCH or the build default */
   int timeout_s;             /* 0 = 60 */
   const char *cache_dir;     /* NULL = default */
@@ -34,7 +41,17 @@ int cl1_compile_file(const char *src_path, const cl1_compile_opts *o, cl1_compil
 int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,
                        cl1_compile_result *res, cl1_err *err);
 
-/* Compiles n files with up to `jobs` compilers at once; rc[i] as cl1_compile_file's return. */
+/* Compiles n files with up to `jobs` compilers at once (jobs <= 0: one per CPU), each in its own
+ * worker process; rc[i] as cl1_compile_file's return, errs[i] its error (errs may be NULL).
+ * Returns how many sources did not build (rc[i] != 0). */
 int cl1_compile_many(int n, const char *const *src_paths, const cl1_compile_opts *o, int jobs,
                      cl1_compile_result *res, int *rc, cl1_err *errs);
+
+/* Resolves the op-library folder and the include folder (absolute paths) the way a compile does:
+ * o->ops_dir, else the first of exe_dir and up to 3 of its ancestors holding the backend's
+ * libcl1ops_<backend>.so (exe_dir NULL = the running binary's folder); o->include_dir, else the
+ * first <ops_dir or an ancestor up to 3 levels>/include holding cudal1/solution.h, else
+ * $CUDAL1_INCLUDE. The error names every folder tried. */
+int cl1_compile_find_dirs(const cl1_compile_opts *o, const char *exe_dir, char *ops_dir,
+                          size_t ops_n, char *include_dir, size_t include_n, cl1_err *err);
 #endif

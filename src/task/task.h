@@ -114,4 +114,11 @@ static inline uint32_t cl1_tensor_id_param(int i) { return 0x200u + (uint32_t)i;
 /* Fills dst (host memory, t->numel elements of t->dtype) from the task's generator. */
 void cl1_gen_host(const cl1_tinst *t, void *dst, uint64_t seed, uint32_t tid);
 
+/* Half and bfloat16 bits from float, round-to-nearest-even (NaN stays NaN, overflow -> inf):
+ * the same results as CUDA's __float2half_rn / __float2bfloat16_rn. And back, exactly. */
+uint16_t cl1_f16_from_f32(float f);
+uint16_t cl1_bf16_from_f32(float f);
+float cl1_f16_to_f32(uint16_t h);
+float cl1_bf16_to_f32(uint16_t h);
+
 #endif

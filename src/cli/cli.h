@@ -1,0 +1,11 @@
+/* cli.h — the subcommands of the cudal1 binary; each returns the process exit status:
+ * 0 success/pass, 1 candidate failed, 2 usage or input error, 3 infrastructure error. */
+#ifndef CL1_CLI_H
+#define CL1_CLI_H
+int cl1_cmd_eval(int argc, char **argv);
+int cl1_cmd_task(int argc, char **argv);
+int cl1_cmd_suite(int argc, char **argv);
+/* Parses a decimal argument; 0 on success, prints "cudal1: FLAG: ..." and returns 2 otherwise. */
+int cl1_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
+int cl1_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
+#endif

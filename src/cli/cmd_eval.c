@@ -1,0 +1,135 @@
+/* cmd_eval.c — `cudal1 eval`: one candidate, one verdict, a short report or JSON. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "eval/eval.h"
+#include "task/task.h"
+
+static const char help[] =
+    "usage: cudal1 eval --task ID|DIR --solution FILE [options]\n"
+    "\n"
+    "Evaluates FILE (CUDA C++ .cu for --device cuda, C .c for --device host) against the task's\n"
+    "reference: static gate, compile (cached), verification on fresh random inputs in a sandboxed\n"
+    "process, timing against the reference, speedup, reward and verdict.\n"
+    "\n"
+    "options:\n"
+    "  --task ID|DIR        task id (level1/19_ReLU, 19_ReLU, 1/19) or task folder\n"
+    "  --solution FILE      the candidate source\n"
+    "  --device cuda|host   backend (default cuda)\n"
+    "  --shapes test|small|large   shape set (default small: KernelBench's original sizes)\n"
+    "  --graph              time CUDA-graph launches of the call (both solutions)\n"
+    "  --warm-cache         do not flush L2 between trials\n"
+    "  --json               print the result as JSON\n"
+    "  --seed N             fixed seeds (default: fresh random seeds per evaluation)\n"
+    "  --min-trials N       timed trials per solution, at least (default 30)\n"
+    "  --max-trials N       at most (default 1000)\n"
+    "  --time-budget S      seconds for the timing phase (default 2)\n"
+    "  --timeout S          per-call time limit in seconds (default 10)\n"
+    "  --suspicious X       re-measure speedups >= X in fresh processes (default 3)\n"
+    "  --remeasure N        how many re-measurements (default 2)\n"
+    "  --no-sandbox         debugging only: run the candidate unconfined\n"
+    "\n"
+    "verdicts: pass, incorrect, crash, timeout, compile_error, rejected:<rule>, hack:<class>,\n"
+    "infra_error. Exit status: 0 pass, 1 the candidate failed, 2 usage/input error,\n"
+    "3 infrastructure error.\n";
+
+static void report(const cl1_eval_opts *o, const cl1_eval_result *r) {
+  printf("task      %s (%s shapes, %s%s%s%s%s)\n", r->task_id, cl1_shapes_name(o->shapes),
+         cl1_backend_name(o->backend), r->device[0] ? ": " : "", r->device,
+         r->driver[0] ? ", driver " : "", r->driver);
+  bool gated = strncmp(r->verdict, "rejected:", 9) != 0;
+  printf("gate      %s\n", gated ? "ok" : r->verdict);
+  if (!gated) { printf("verdict   %s — %s\n", r->verdict, r->message); return; }
+  if (!strcmp(r->verdict, "compile_error")) {
+    printf("compile   failed\n%s\n", r->diag);
+    printf("verdict   %s — %s\n", r->verdict, r->message);
+    return;
+  }
+  printf("compile   ok, %.2f s%s\n", r->compile_s, r->compile_cached ? " (cached)" : "");
+  printf("correct   %d check%s passed, max abs err %.3g, max rel err %.3g\n", r->checks,
+         r->checks == 1 ? "" : "s", r->max_abs, r->max_rel);
+  if (r->ref.n && r->cand.n) {
+    printf("timing    reference %.4f ms  [IQR %.4f-%.4f, min %.4f, n=%d]\n", r->ref.median,
+           r->ref.q1, r->ref.q3, r->ref.min, r->ref.n);
+    printf("          candidate %.4f ms  [IQR %.4f-%.4f, min %.4f, n=%d]%s\n", r->cand.median,
+           r->cand.q1, r->cand.q3, r->cand.min, r->cand.n,
+           r->measurements > 1 ? "  (re-measured)" : "");
+    printf("speedup   %.3fx\n", r->speedup);
+  }
+  printf("reward    %.3f\n", r->reward);
+  if (r->n_flags) {
+    printf("flags    ");
+    for (int i = 0; i < r->n_flags; i++) printf(" %s", r->flags[i]);
+    printf("\n");
+  }
+  printf("verdict   %s — %s\n", r->verdict, r->message);
+  if (r->cand_log[0] && strcmp(r->verdict, "pass"))
+    printf("candidate output (tail):\n%s\n", r->cand_log);
+}
+
+int cl1_cmd_eval(int argc, char **argv) {
+  cl1_eval_opts o;
+  cl1_eval_opts_default(&o);
+  bool json = false;
+  long long v;
+  double d;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED()                                                               \
+  do {                                                                       \
+    if (!next) { fprintf(stderr, "cudal1 eval: %s needs a value\n", a); return 2; } \
+    i++;                                                                     \
+  } while (0)
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(help, stdout); return 0; }
+    else if (!strcmp(a, "--task")) { NEED(); o.task = next; }
+    else if (!strcmp(a, "--solution")) { NEED(); o.solution = next; }
+    else if (!strcmp(a, "--device")) {
+      NEED();
+      if (!strcmp(next, "cuda")) o.backend = CL1_BACKEND_CUDA;
+      else if (!strcmp(next, "host")) o.backend = CL1_BACKEND_HOST;
+      else { fprintf(stderr, "cudal1 eval: --device: expected cuda or host, got '%s'\n", next); return 2; }
+    } else if (!strcmp(a, "--shapes")) {
+      NEED();
+      o.shapes = cl1_shapes_parse(next);
+      if (o.shapes < 0) { fprintf(stderr, "cudal1 eval: --shapes: expected test, small or large, got '%s'\n", next); return 2; }
+    } else if (!strcmp(a, "--graph")) o.graph = true;
+    else if (!strcmp(a, "--warm-cache")) o.warm_cache = true;
+    else if (!strcmp(a, "--json")) json = true;
+    else if (!strcmp(a, "--no-sandbox")) o.no_sandbox = true;
+    else if (!strcmp(a, "--seed")) { NEED(); if (cl1_cli_int(a, next, 1, (long long)9e18, &v)) return 2; o.seed = (uint64_t)v; }
+    else if (!strcmp(a, "--min-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.min_trials = (int)v; }
+    else if (!strcmp(a, "--max-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.max_trials = (int)v; }
+    else if (!strcmp(a, "--time-budget")) { NEED(); if (cl1_cli_double(a, next, 0, 3600, &d)) return 2; o.time_budget_s = d; }
+    else if (!strcmp(a, "--timeout")) { NEED(); if (cl1_cli_double(a, next, 0.1, 3600, &d)) return 2; o.call_timeout_s = d; }
+    else if (!strcmp(a, "--suspicious")) { NEED(); if (cl1_cli_double(a, next, 1, 1e9, &d)) return 2; o.suspicious_speedup = d; }
+    else if (!strcmp(a, "--remeasure")) { NEED(); if (cl1_cli_int(a, next, 0, 4, &v)) return 2; o.remeasure = (int)v; }
+    else { fprintf(stderr, "cudal1 eval: unknown option '%s' (see cudal1 eval --help)\n", a); return 2; }
+#undef NEED
+  }
+  if (!o.task || !o.solution) {
+    fprintf(stderr, "cudal1 eval: --task and --solution are required (see cudal1 eval --help)\n");
+    return 2;
+  }
+  if (o.max_trials < o.min_trials) o.max_trials = o.min_trials;
+  cl1_eval_result *r = calloc(1, sizeof *r);
+  if (!r) return 3;
+  cl1_err err = {{0}};
+  int rc = cl1_eval_run(&o, r, &err);
+  if (rc) {
+    fprintf(stderr, "cudal1 eval: %s\n", err.msg);
+    free(r);
+    return rc;
+  }
+  if (json) {
+    char *s = cl1_eval_json(&o, r);
+    puts(s);
+    free(s);
+  } else {
+    report(&o, r);
+  }
+  int status = !strcmp(r->verdict, "pass") ? 0 : !strcmp(r->verdict, "infra_error") ? 3 : 1;
+  if (status == 3 && !json) fprintf(stderr, "cudal1 eval: %s\n", r->message);
+  free(r);
+  return status;
+}

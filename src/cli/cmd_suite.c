@@ -1,0 +1,144 @@
+/* cmd_suite.c — `cudal1 suite list|show|export`: the tasks that ship with cudal1. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "eval/export.h"
+#include "task/task.h"
+
+static const char help[] =
+    "usage: cudal1 suite list [--level N]\n"
+    "       cudal1 suite show ID\n"
+    "       cudal1 suite export ID --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "export writes DIR/meta.json and .npy files: inputs (seed K+1), params (seed K) and the\n"
+    "reference's outputs, computed on the chosen backend (default host).\n";
+
+static int cmp_str(const void *a, const void *b) {
+  /* natural order: level1/2_x before level1/10_y */
+  const char *x = *(char *const *)a, *y = *(char *const *)b;
+  const char *sx = strrchr(x, '/'), *sy = strrchr(y, '/');
+  int c = strncmp(x, y, (size_t)(sx - x) < (size_t)(sy - y) ? (size_t)(sx - x) : (size_t)(sy - y));
+  if (c) return c;
+  long nx = atol(sx + 1), ny = atol(sy + 1);
+  return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
+}
+
+static int list(int level) {
+  const char *root = cl1_suite_root();
+  char *paths[1024];
+  int n = 0;
+  for (int lv = 1; lv <= 3; lv++) {
+    if (level && lv != level) continue;
+    char d[4096];
+    snprintf(d, sizeof d, "%s/level%d", root, lv);
+    DIR *dir = opendir(d);
+    if (!dir) continue;
+    struct dirent *e;
+    while ((e = readdir(dir)) && n < 1024) {
+      if (e->d_name[0] == '.') continue;
+      char p[4400];
+      snprintf(p, sizeof p, "%s/%s/task.json", d, e->d_name);
+      FILE *f = fopen(p, "r");
+      if (!f) continue;
+      fclose(f);
+      paths[n++] = strdup(p);
+    }
+    closedir(dir);
+  }
+  qsort(paths, (size_t)n, sizeof *paths, cmp_str);
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    cl1_err err = {{0}};
+    cl1_task *t;
+    if (cl1_task_load(paths[i], &t, &err)) { fprintf(stderr, "%s\n", err.msg); bad++; }
+    else {
+      printf("%-58s %s\n", t->id, t->description);
+      cl1_task_free(t);
+    }
+    free(paths[i]);
+  }
+  if (!n) fprintf(stderr, "cudal1 suite: no tasks under %s\n", root);
+  return bad ? 2 : 0;
+}
+
+static void show_tensors(const char *what, const cl1_tinst *t, int n) {
+  for (int i = 0; i < n; i++) {
+    printf("  %-7s %-16s %-4s [", what, t[i].name, cl1_dtype_name(t[i].dtype));
+    for (int d = 0; d < t[i].ndim; d++) printf("%s%lld", d ? ", " : "", (long long)t[i].shape[d]);
+    printf("]\n");
+  }
+}
+
+static int show(const char *id) {
+  char dir[4096];
+  cl1_err err = {{0}};
+  cl1_task *t;
+  if (cl1_task_find(cl1_suite_root(), id, dir, sizeof dir, &err) || cl1_task_load(dir, &t, &err)) {
+    fprintf(stderr, "cudal1 suite show: %s\n", err.msg);
+    return 2;
+  }
+  printf("%s — %s\nfolder: %s\ntolerance: atol %g, rtol %g\n", t->id, t->description, dir,
+         t->atol, t->rtol);
+  for (int s = 0; s < CL1_SHAPES_N; s++) {
+    cl1_inst in;
+    if (cl1_task_instance(t, s, &in, &err)) { fprintf(stderr, "%s\n", err.msg); continue; }
+    printf("%s:", cl1_shapes_name(s));
+    for (int i = 0; i < t->n_dims; i++) printf(" %s=%lld", t->dim_names[i], (long long)t->dims[s][i]);
+    printf("   (%.1f MiB in, %.1f MiB out)\n", in.in_bytes / 1048576.0, in.out_bytes / 1048576.0);
+    show_tensors("input", in.inputs, in.n_inputs);
+    show_tensors("param", in.params, in.n_params);
+    show_tensors("output", in.outputs, in.n_outputs);
+    if (t->shapes_note[s]) printf("  note: %s\n", t->shapes_note[s]);
+  }
+  if (t->notes) printf("notes: %s\n", t->notes);
+  if (t->degenerate) printf("degenerate: %s\n", t->degenerate);
+  cl1_task_free(t);
+  return 0;
+}
+
+static int export_cmd(int argc, char **argv) {
+  const char *id = NULL, *dir = NULL;
+  int set = -1;
+  long long seed = -1;
+  cl1_backend b = CL1_BACKEND_HOST;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--shapes") && next) { set = cl1_shapes_parse(next); i++;
+      if (set < 0) { fprintf(stderr, "cudal1 suite export: --shapes: expected test, small or large\n"); return 2; } }
+    else if (!strcmp(a, "--seed") && next) { if (cl1_cli_int("--seed", next, 0, (long long)9e18, &seed)) return 2; i++; }
+    else if (!strcmp(a, "--device") && next) {
+      if (!strcmp(next, "cuda")) b = CL1_BACKEND_CUDA;
+      else if (!strcmp(next, "host")) b = CL1_BACKEND_HOST;
+      else { fprintf(stderr, "cudal1 suite export: --device: expected host or cuda\n"); return 2; }
+      i++;
+    } else if (a[0] == '-') { fprintf(stderr, "cudal1 suite export: unknown option '%s'\n", a); return 2; }
+    else if (!id) id = a;
+    else if (!dir) dir = a;
+    else { fprintf(stderr, "cudal1 suite export: unexpected argument '%s'\n", a); return 2; }
+  }
+  if (!id || !dir || set < 0 || seed < 0) { fputs(help, stderr); return 2; }
+  cl1_err err = {{0}};
+  if (cl1_export_instance(id, set, (uint64_t)seed, b, dir, &err)) {
+    fprintf(stderr, "cudal1 suite export: %s\n", err.msg);
+    return strstr(err.msg, "no CUDA GPU") ? 3 : 2;
+  }
+  printf("exported %s (%s shapes, seed %lld) to %s\n", id, cl1_shapes_name(set), seed, dir);
+  return 0;
+}
+
+int cl1_cmd_suite(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help")) { fputs(help, argc < 2 ? stderr : stdout); return argc < 2 ? 2 : 0; }
+  if (!strcmp(argv[1], "list")) {
+    long long lv = 0;
+    if (argc >= 4 && !strcmp(argv[2], "--level") && cl1_cli_int("--level", argv[3], 1, 3, &lv)) return 2;
+    return list((int)lv);
+  }
+  if (!strcmp(argv[1], "show")) {
+    if (argc < 3) { fputs(help, stderr); return 2; }
+    return show(argv[2]);
+  }
+  if (!strcmp(argv[1], "export")) return export_cmd(argc, argv);
+  fprintf(stderr, "cudal1 suite: unknown subcommand '%s'\n%s", argv[1], help);
+  return 2;
+}

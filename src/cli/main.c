@@ -1,0 +1,66 @@
+/* main.c — the cudal1 command line: dispatches to one cmd_*.c per subcommand. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "eval/worker.h"
+
+static const char usage[] =
+    "cudal1 — a CUDA optimizer driven by a language model, with a hardened evaluator\n"
+    "\n"
+    "usage: cudal1 <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  eval        evaluate a candidate solution against its task's reference\n"
+    "              (gate, compile, verify, time, speedup, reward, verdict)\n"
+    "  task check  validate task.json files\n"
+    "  suite       list / show / export the tasks of the suite\n"
+    "\n"
+    "Run `cudal1 <command> --help` for a command's options.\n"
+    "Exit status: 0 success/pass, 1 the candidate failed, 2 usage or input error,\n"
+    "3 infrastructure error (no GPU, compiler missing, ...).\n";
+
+int cl1_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = s ? strtoll(s, &end, 10) : 0;
+  if (!s || errno || *end || end == s || v < lo || v > hi) {
+    fprintf(stderr, "cudal1: %s: expected an integer in [%lld, %lld], got '%s'\n", flag, lo, hi,
+            s ? s : "(nothing)");
+    return 2;
+  }
+  *out = v;
+  return 0;
+}
+
+int cl1_cli_double(const char *flag, const char *s, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = s ? strtod(s, &end) : 0;
+  if (!s || errno || *end || end == s || !(v >= lo && v <= hi)) {
+    fprintf(stderr, "cudal1: %s: expected a number in [%g, %g], got '%s'\n", flag, lo, hi,
+            s ? s : "(nothing)");
+    return 2;
+  }
+  *out = v;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "__worker")) return cl1_worker_main();
+  if (!strcmp(cmd, "eval")) return cl1_cmd_eval(argc - 1, argv + 1);
+  if (!strcmp(cmd, "task")) return cl1_cmd_task(argc - 1, argv + 1);
+  if (!strcmp(cmd, "suite")) return cl1_cmd_suite(argc - 1, argv + 1);
+  fprintf(stderr, "cudal1: unknown command '%s' (try cudal1 --help)\n", cmd);
+  return 2;
+}

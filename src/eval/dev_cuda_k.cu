@@ -1,0 +1,43 @@
+// dev_cuda_k.cu — checksum kernel for the CUDA device: the same sum of mixed words as
+// cl1_checksum_host, so host and device agree bit for bit (the sum is order-independent).
+#include "dev_cuda_k.h"
+#include <cuda_runtime.h>
+
+__device__ __forceinline__ unsigned long long mix64(unsigned long long x) {
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+__global__ void checksum_k(const unsigned char *p, size_t bytes, unsigned long long *out) {
+  size_t nw = bytes / 4;
+  unsigned long long sum = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nw;
+       i += (size_t)gridDim.x * blockDim.x) {
+    unsigned int w;
+    memcpy(&w, p + 4 * i, 4);
+    sum += mix64(((unsigned long long)i << 32) ^ w);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0 && bytes % 4) {
+    unsigned int w = 0;
+    for (size_t b = 0; b < bytes % 4; b++) w |= (unsigned int)p[4 * nw + b] << (8 * b);
+    sum += mix64(((unsigned long long)nw << 32) ^ w);
+  }
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, sum);
+}
+
+extern "C" int cl1_devk_checksum(const void *p, size_t bytes, void *scratch, uint64_t *out,
+                                 void *stream) {
+  cudaStream_t s = (cudaStream_t)stream;
+  cudaError_t e = cudaMemsetAsync(scratch, 0, 8, s);
+  if (e) return (int)e;
+  size_t nw = bytes / 4 + 1;
+  int blocks = (int)((nw + 255) / 256);
+  if (blocks > 4096) blocks = 4096;
+  checksum_k<<<blocks, 256, 0, s>>>((const unsigned char *)p, bytes, (unsigned long long *)scratch);
+  if ((e = cudaGetLastError())) return (int)e;
+  if ((e = cudaMemcpyAsync(out, scratch, 8, cudaMemcpyDeviceToHost, s))) return (int)e;
+  return (int)cudaStreamSynchronize(s);
+}

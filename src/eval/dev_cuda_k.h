@@ -1,0 +1,15 @@
+/* dev_cuda_k.h — the worker's own CUDA kernels (dev_cuda_k.cu), callable from C. */
+#ifndef CL1_DEV_CUDA_K_H
+#define CL1_DEV_CUDA_K_H
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The checksum of cl1_checksum_host (base/hash.h) over device memory; result copied to *out.
+ * scratch: 8 bytes of device memory. Returns a cudaError_t value (0 = success). */
+int cl1_devk_checksum(const void *p, size_t bytes, void *scratch, uint64_t *out, void *stream);
+#ifdef __cplusplus
+}
+#endif
+#endif

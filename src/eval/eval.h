@@ -1,0 +1,65 @@
+/* eval.h — `cudal1 eval`: one candidate against its task's reference, end to end: gate, compile,
+ * verify, time, re-measure if suspicious, verdict and reward (evaluation.md). The judge (this
+ * process) never loads solution code; the reference and the candidate each run in their own
+ * worker process (worker.h), the candidate sandboxed (sandbox.h). */
+#ifndef CL1_EVAL_H
+#define CL1_EVAL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "backend.h"
+#include "stats.h"
+#include "../base/err.h"
+
+typedef struct {
+  const char *task;          /* id or folder */
+  const char *solution;      /* candidate source file */
+  cl1_backend backend;
+  int shapes;                /* CL1_SHAPES_* */
+  bool graph, warm_cache;
+  int param_seeds, input_sets;   /* verification: >= 2 x 3 */
+  int min_trials, max_trials;    /* per solution; >= 30 */
+  double time_budget_s;          /* timing phase */
+  double ci_target;              /* stop when the median's 95% CI is within this fraction */
+  double call_timeout_s, setup_timeout_s;
+  double suspicious_speedup;     /* re-measure at or above this */
+  int remeasure;                 /* fresh-process re-measurements of suspicious results */
+  double peak_bw;                /* bytes/s for the roofline floor; 0 = backend default */
+  size_t mem_limit;              /* candidate worker host memory; 0 = default */
+  uint64_t seed;                 /* 0 = fresh random seeds */
+  bool no_sandbox;               /* debugging only (cudal1 eval --no-sandbox) */
+  const char *compile_cache;     /* NULL = default */
+} cl1_eval_opts;
+
+#define CL1_EVAL_MAX_FLAGS 8
+
+typedef struct {
+  char verdict[64];
+  char message[1024];
+  char task_id[128], device[128], driver[64];
+  /* compile */
+  double compile_s; bool compile_cached; char diag[4096];
+  /* correctness */
+  int checks; double max_abs, max_rel;
+  /* timing (ms) */
+  cl1_stats ref, cand;
+  double ref_ev_med, cand_ev_med;
+  double speedup, reward;
+  int measurements;              /* 1 + re-measurements */
+  double remeasured[4];          /* speedups of the re-measurements */
+  int n_flags;
+  char flags[CL1_EVAL_MAX_FLAGS][32];
+  /* phase wall times (s) */
+  double t_gate, t_compile, t_start, t_verify, t_time, t_total;
+  char cand_log[2048];           /* tail of the candidate's stdout/stderr */
+} cl1_eval_result;
+
+void cl1_eval_opts_default(cl1_eval_opts *o);
+
+/* Runs the evaluation. Returns 0 when a verdict was reached (see r->verdict; infra_error is also
+ * a verdict), 2 for a usage/input error (err: bad task, missing file), 3 when nothing could be
+ * judged for reasons outside the candidate (err). */
+int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err);
+
+/* The result as JSON text (malloc'd). */
+char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r);
+#endif

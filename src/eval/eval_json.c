@@ -1,0 +1,63 @@
+/* eval_json.c — an evaluation result as JSON (cudal1 eval --json; the store keeps the same). */
+#include <cjson/cJSON.h>
+#include "eval.h"
+#include "../task/task.h"
+
+static cJSON *stats_json(const cl1_stats *s, double ev_median) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "median_ms", s->median);
+  cJSON_AddNumberToObject(o, "q1_ms", s->q1);
+  cJSON_AddNumberToObject(o, "q3_ms", s->q3);
+  cJSON_AddNumberToObject(o, "min_ms", s->min);
+  cJSON_AddNumberToObject(o, "mean_ms", s->mean);
+  cJSON_AddNumberToObject(o, "n", s->n);
+  cJSON_AddNumberToObject(o, "ci95_rel", s->ci_rel);
+  cJSON_AddNumberToObject(o, "event_median_ms", ev_median);
+  return o;
+}
+
+char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "task", r->task_id);
+  cJSON_AddStringToObject(j, "solution", o->solution);
+  cJSON_AddStringToObject(j, "backend", cl1_backend_name(o->backend));
+  cJSON_AddStringToObject(j, "shapes", cl1_shapes_name(o->shapes));
+  cJSON_AddStringToObject(j, "device", r->device);
+  cJSON_AddStringToObject(j, "driver", r->driver);
+  cJSON_AddStringToObject(j, "protocol", o->graph ? (o->warm_cache ? "graph,warm-cache" : "graph")
+                                                  : (o->warm_cache ? "warm-cache" : "default"));
+  cJSON_AddStringToObject(j, "verdict", r->verdict);
+  cJSON_AddStringToObject(j, "message", r->message);
+  cJSON *c = cJSON_AddObjectToObject(j, "compile");
+  cJSON_AddNumberToObject(c, "seconds", r->compile_s);
+  cJSON_AddBoolToObject(c, "cached", r->compile_cached);
+  if (r->diag[0]) cJSON_AddStringToObject(c, "diagnostics", r->diag);
+  cJSON *v = cJSON_AddObjectToObject(j, "correctness");
+  cJSON_AddNumberToObject(v, "checks", r->checks);
+  cJSON_AddNumberToObject(v, "max_abs", r->max_abs);
+  cJSON_AddNumberToObject(v, "max_rel", r->max_rel);
+  if (r->ref.n || r->cand.n) {
+    cJSON *t = cJSON_AddObjectToObject(j, "timing");
+    cJSON_AddItemToObject(t, "reference", stats_json(&r->ref, r->ref_ev_med));
+    cJSON_AddItemToObject(t, "candidate", stats_json(&r->cand, r->cand_ev_med));
+    cJSON_AddNumberToObject(t, "measurements", r->measurements);
+    cJSON *rm = cJSON_AddArrayToObject(t, "remeasured_speedups");
+    for (int i = 0; i + 1 < r->measurements && i < 4; i++)
+      cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->remeasured[i]));
+  }
+  cJSON_AddNumberToObject(j, "speedup", r->speedup);
+  cJSON_AddNumberToObject(j, "reward", r->reward);
+  cJSON *f = cJSON_AddArrayToObject(j, "flags");
+  for (int i = 0; i < r->n_flags; i++) cJSON_AddItemToArray(f, cJSON_CreateString(r->flags[i]));
+  cJSON *ph = cJSON_AddObjectToObject(j, "phases_s");
+  cJSON_AddNumberToObject(ph, "gate", r->t_gate);
+  cJSON_AddNumberToObject(ph, "compile", r->t_compile);
+  cJSON_AddNumberToObject(ph, "start", r->t_start);
+  cJSON_AddNumberToObject(ph, "verify", r->t_verify);
+  cJSON_AddNumberToObject(ph, "time", r->t_time);
+  cJSON_AddNumberToObject(ph, "total", r->t_total);
+  if (r->cand_log[0]) cJSON_AddStringToObject(j, "candidate_log_tail", r->cand_log);
+  char *s = cJSON_Print(j);
+  cJSON_Delete(j);
+  return s;
+}

@@ -1,0 +1,13 @@
+/* export.h — `cudal1 suite export`: one task instance's inputs, params and reference outputs as
+ * .npy files plus meta.json, for interop (the PyTorch twin checks, baselines) and debugging. The
+ * reference is trusted code and runs in this process. */
+#ifndef CL1_EXPORT_H
+#define CL1_EXPORT_H
+#include <stdint.h>
+#include "backend.h"
+#include "../base/err.h"
+
+/* Seeds: params use `seed`, inputs `seed + 1` (documented in meta.json). */
+int cl1_export_instance(const char *task, int set, uint64_t seed, cl1_backend b, const char *dir,
+                        cl1_err *err);
+#endif

@@ -1,0 +1,270 @@
+/* judge_proc.c — worker processes as seen from the judge (see judge_proc.h). */
+#include "judge_proc.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "proto.h"
+#include "worker.h"
+
+int cl1_worker_exe(char *out, size_t n, cl1_err *err) {
+  const char *env = getenv("CUDAL1_WORKER");
+  if (env && *env) {
+    snprintf(out, n, "%s", env);
+    return 0;
+  }
+  char self[4096];
+  ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (k <= 0) return cl1_err_set(err, "cannot read /proc/self/exe");
+  self[k] = 0;
+  char *slash = strrchr(self, '/');
+  if (slash && !strcmp(slash + 1, "cudal1")) {
+    snprintf(out, n, "%s", self);
+    return 0;
+  }
+  if (slash) *slash = 0;
+  /* Tests run from build/tests/: the binary is one or two folders up. */
+  const char *cands[] = {"%s/cudal1", "%s/../cudal1", "%s/../../cudal1"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(out, n, cands[i], self);
+    if (access(out, X_OK) == 0) return 0;
+  }
+  return cl1_err_set(err, "cannot find the cudal1 binary for workers (set CUDAL1_WORKER)");
+}
+
+static void rm_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) rm_tree(p);
+    else unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
+                    cl1_err *err) {
+  memset(w, 0, sizeof *w);
+  w->pid = -1;
+  w->to_fd = w->from_fd = w->shm_fd = -1;
+  snprintf(w->tmpdir, sizeof w->tmpdir, "/tmp/cudal1-%s.XXXXXX", tag);
+  if (!mkdtemp(w->tmpdir)) return cl1_err_set(err, "cannot create a temp dir: %s", strerror(errno));
+  chmod(w->tmpdir, 0700);
+  snprintf(w->log_path, sizeof w->log_path, "%s/log.txt", w->tmpdir);
+  w->shm_fd = memfd_create("cudal1-outputs", MFD_CLOEXEC);
+  if (w->shm_fd < 0 || ftruncate(w->shm_fd, (off_t)shm_bytes))
+    return cl1_err_set(err, "cannot create %zu bytes of shared memory: %s", shm_bytes, strerror(errno));
+  w->shm_bytes = shm_bytes;
+  w->shm = mmap(NULL, shm_bytes, PROT_READ, MAP_SHARED, w->shm_fd, 0);
+  if (w->shm == MAP_FAILED) { w->shm = NULL; return cl1_err_set(err, "cannot map shared memory"); }
+  int to[2], from[2];
+  if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
+    return cl1_err_set(err, "pipe: %s", strerror(errno));
+  int logfd = open(w->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (logfd < 0) return cl1_err_set(err, "cannot create %s: %s", w->log_path, strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) return cl1_err_set(err, "fork: %s", strerror(errno));
+  if (pid == 0) {
+    setpgid(0, 0);
+    /* Move the pipe ends above the target numbers first so dup2 cannot clobber them. */
+    int a = fcntl(to[0], F_DUPFD, 10), b = fcntl(from[1], F_DUPFD, 10),
+        c = fcntl(w->shm_fd, F_DUPFD, 10), l = fcntl(logfd, F_DUPFD, 10);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (a < 0 || b < 0 || c < 0 || l < 0 || devnull < 0) _exit(120);
+    dup2(devnull, 0);
+    dup2(l, 1);
+    dup2(l, 2);
+    dup2(a, CL1_WORKER_FD_IN);
+    dup2(b, CL1_WORKER_FD_OUT);
+    dup2(c, CL1_WORKER_FD_SHM);
+    for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++) close(fd);
+    execl(exe, "cudal1", "__worker", (char *)NULL);
+    _exit(121);
+  }
+  setpgid(pid, pid);
+  close(to[0]);
+  close(from[1]);
+  close(logfd);
+  w->pid = pid;
+  w->to_fd = to[1];
+  w->from_fd = from[0];
+  return 0;
+}
+
+static size_t rss_bytes(pid_t pid) {
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%d/statm", (int)pid);
+  FILE *f = fopen(p, "r");
+  if (!f) return 0;
+  unsigned long size = 0, res = 0;
+  int k = fscanf(f, "%lu %lu", &size, &res);
+  fclose(f);
+  return k == 2 ? res * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static void kill_and_reap(cl1_wproc *w) {
+  if (w->pid <= 0) return;
+  kill(-w->pid, SIGKILL);
+  kill(w->pid, SIGKILL);
+  int st = 0;
+  while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {}
+  w->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  w->pid = -1;
+}
+
+/* After EOF: wait briefly for the exit status, to say how the worker died. */
+static void describe_death(cl1_wproc *w) {
+  int st = 0;
+  pid_t r = 0;
+  for (int i = 0; i < 200 && (r = waitpid(w->pid, &st, WNOHANG)) == 0; i++) usleep(5000);
+  if (r == w->pid) {
+    w->pid = -1;
+    if (WIFSIGNALED(st)) {
+      w->exit_status = 128 + WTERMSIG(st);
+      snprintf(w->msg, sizeof w->msg, "the worker was killed by signal %d (%s)", WTERMSIG(st),
+               strsignal(WTERMSIG(st)));
+    } else {
+      w->exit_status = WEXITSTATUS(st);
+      snprintf(w->msg, sizeof w->msg, "the worker exited with status %d", WEXITSTATUS(st));
+    }
+  } else {
+    kill_and_reap(w);
+    snprintf(w->msg, sizeof w->msg, "the worker closed its pipe and was killed");
+  }
+}
+
+cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req) {
+  w->msg[0] = 0;
+  if (w->pid <= 0) {
+    snprintf(w->msg, sizeof w->msg, "the worker is not running");
+    return w->last = CL1_W_DIED;
+  }
+  char *s = req ? cJSON_PrintUnformatted(req) : NULL;
+  cl1_err err = {{0}};
+  int src = cl1_proto_send(w->to_fd, (uint32_t)type, s ? s : "{}", &err);
+  free(s);
+  if (src) {
+    describe_death(w);
+    return w->last = CL1_W_DIED;
+  }
+  return w->last = CL1_W_OK;
+}
+
+cl1_wstatus cl1_wproc_call(cl1_wproc *w, int type, cJSON *req, double timeout_s, cJSON **reply) {
+  *reply = NULL;
+  cl1_wstatus st = cl1_wproc_send(w, type, req);
+  if (st != CL1_W_OK) return st;
+  return cl1_wproc_wait(w, timeout_s, reply);
+}
+
+cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
+  *reply = NULL;
+  cl1_err err = {{0}};
+  if (w->pid <= 0) return w->last;
+  double deadline = cl1_now() + timeout_s;
+  for (;;) {
+    /* Wake every 100 ms to check the memory ceiling: a bomb must not take the machine down. */
+    double left = deadline - cl1_now();
+    if (left <= 0) {
+      kill_and_reap(w);
+      snprintf(w->msg, sizeof w->msg, "no reply within %.1f s; the worker was killed", timeout_s);
+      return w->last = CL1_W_TIMEOUT;
+    }
+    int wait_ms = left > 0.1 ? 100 : (int)(left * 1e3) + 1;
+    uint32_t rtype;
+    char *js = NULL;
+    int rc = cl1_proto_recv(w->from_fd, wait_ms, &rtype, &js, &err);
+    if (rc == -2) {
+      size_t rss = rss_bytes(w->pid);
+      if (w->rss_limit && rss > w->rss_limit) {
+        kill_and_reap(w);
+        snprintf(w->msg, sizeof w->msg, "used %.0f MiB of host memory, over the limit of %.0f MiB;"
+                 " the worker was killed", rss / 1048576.0, w->rss_limit / 1048576.0);
+        return w->last = CL1_W_MEMORY;
+      }
+      continue;
+    }
+    if (rc) {
+      if (strstr(err.msg, "peer closed")) {
+        describe_death(w);
+        return w->last = CL1_W_DIED;
+      }
+      kill_and_reap(w);
+      snprintf(w->msg, sizeof w->msg, "%s", err.msg);
+      return w->last = CL1_W_PROTOCOL;
+    }
+    cJSON *o = cJSON_Parse(js);
+    free(js);
+    if (!o || !cJSON_IsObject(o)) {
+      cJSON_Delete(o);
+      kill_and_reap(w);
+      snprintf(w->msg, sizeof w->msg, "protocol: reply is not a JSON object");
+      return w->last = CL1_W_PROTOCOL;
+    }
+    if (rtype == CL1_MSG_FAIL) {
+      const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
+      snprintf(w->msg, sizeof w->msg, "%s", cJSON_IsString(e) ? e->valuestring : "unknown error");
+      cJSON_Delete(o);
+      return w->last = CL1_W_FAILED;
+    }
+    if (rtype != CL1_MSG_OK) {
+      cJSON_Delete(o);
+      kill_and_reap(w);
+      snprintf(w->msg, sizeof w->msg, "protocol: unexpected reply type %u", rtype);
+      return w->last = CL1_W_PROTOCOL;
+    }
+    *reply = o;
+    return w->last = CL1_W_OK;
+  }
+}
+
+void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n) {
+  out[0] = 0;
+  FILE *f = fopen(w->log_path, "r");
+  if (!f) return;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  long start = size > (long)n - 1 ? size - (long)n + 1 : 0;
+  fseek(f, start, SEEK_SET);
+  size_t k = fread(out, 1, n - 1, f);
+  out[k] = 0;
+  for (size_t i = 0; i < k; i++) /* keep JSON and terminals sane */
+    if ((unsigned char)out[i] < 32 && out[i] != '\n' && out[i] != '\t') out[i] = '?';
+  fclose(f);
+}
+
+void cl1_wproc_close(cl1_wproc *w) {
+  if (w->pid > 0) {
+    cJSON *r = NULL;
+    if (w->last == CL1_W_OK && cl1_wproc_call(w, CL1_MSG_QUIT, NULL, 2.0, &r) == CL1_W_OK) {
+      cJSON_Delete(r);
+      int st;
+      for (int i = 0; i < 100; i++) {
+        if (waitpid(w->pid, &st, WNOHANG) == w->pid) { w->pid = -1; break; }
+        usleep(2000);
+      }
+    }
+    kill_and_reap(w);
+  }
+  if (w->to_fd >= 0) close(w->to_fd);
+  if (w->from_fd >= 0) close(w->from_fd);
+  if (w->shm) munmap(w->shm, w->shm_bytes);
+  if (w->shm_fd >= 0) close(w->shm_fd);
+  w->to_fd = w->from_fd = w->shm_fd = -1;
+  w->shm = NULL;
+  if (w->tmpdir[0]) rm_tree(w->tmpdir);
+  w->tmpdir[0] = 0;
+}

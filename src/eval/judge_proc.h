@@ -1,0 +1,46 @@
+/* judge_proc.h — the judge's handle on one worker process: spawning it with its pipes, shared
+ * memory and log file, request/reply with a watchdog (wall-clock deadline and host-memory
+ * ceiling), and killing it. Every way a worker can fail is classified here, never a judge crash. */
+#ifndef CL1_JUDGE_PROC_H
+#define CL1_JUDGE_PROC_H
+#include <stddef.h>
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+#include "../base/err.h"
+
+typedef enum {
+  CL1_W_OK = 0,        /* reply received */
+  CL1_W_FAILED,        /* the worker reported an error (msg) */
+  CL1_W_DIED,          /* exited or was killed by a signal (msg says how) */
+  CL1_W_TIMEOUT,       /* no reply before the deadline; killed */
+  CL1_W_MEMORY,        /* over the host-memory ceiling; killed */
+  CL1_W_PROTOCOL       /* garbage on the pipe; killed */
+} cl1_wstatus;
+
+typedef struct {
+  pid_t pid;
+  int to_fd, from_fd, shm_fd;
+  unsigned char *shm;
+  size_t shm_bytes;
+  char tmpdir[256], log_path[300];
+  size_t rss_limit;    /* bytes; 0 = none */
+  int exit_status;     /* after death: exit code or 128+signal */
+  char msg[1024];      /* last failure, human-readable */
+  cl1_wstatus last;
+} cl1_wproc;
+
+/* Starts `exe __worker` with a memfd of shm_bytes. */
+int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
+                    cl1_err *err);
+/* Sends a request and waits for its reply (*reply owned by the caller, NULL unless OK). */
+cl1_wstatus cl1_wproc_call(cl1_wproc *w, int type, cJSON *req, double timeout_s, cJSON **reply);
+/* The two halves of a call, so requests to both workers can overlap (setup, say). */
+cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req);
+cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply);
+/* Kills (if alive) and reaps; removes the temp dir and unmaps memory. */
+void cl1_wproc_close(cl1_wproc *w);
+/* The last `n` bytes of the worker's stdout/stderr log. */
+void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n);
+/* The folder holding the cudal1 binary used for workers ($CUDAL1_WORKER overrides the file). */
+int cl1_worker_exe(char *out, size_t n, cl1_err *err);
+#endif

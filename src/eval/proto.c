@@ -1,0 +1,86 @@
+/* proto.c — framing for the judge/worker pipes (see proto.h). */
+#include "proto.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int cl1_proto_send(int fd, uint32_t type, const char *json, cl1_err *err) {
+  size_t len = json ? strlen(json) : 0;
+  if (len > CL1_PROTO_MAX) return cl1_err_set(err, "protocol: frame of %zu bytes too large", len);
+  uint32_t hdr[3] = {CL1_PROTO_MAGIC, type, (uint32_t)len};
+  if (write_all(fd, hdr, sizeof hdr) || (len && write_all(fd, json, len)))
+    return cl1_err_set(err, "protocol: write failed: %s", strerror(errno));
+  return 0;
+}
+
+/* Reads exactly n bytes before the deadline. 0 ok, -1 EOF/error, -2 timeout. */
+static int read_exact(int fd, void *buf, size_t n, double deadline_ms, size_t *got) {
+  char *p = buf;
+  *got = 0;
+  while (*got < n) {
+    int wait = -1;
+    if (deadline_ms >= 0) {
+      double now = cl1_now() * 1e3;
+      if (now >= deadline_ms) return -2;
+      wait = (int)(deadline_ms - now) + 1;
+    }
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int pr = poll(&pfd, 1, wait);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr < 0) return -1;
+    if (pr == 0) continue; /* re-check the deadline */
+    ssize_t r = read(fd, p + *got, n - *got);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (r <= 0) return -1;
+    *got += (size_t)r;
+  }
+  return 0;
+}
+
+int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err *err) {
+  *json = NULL;
+  double deadline = timeout_ms < 0 ? -1 : cl1_now() * 1e3 + timeout_ms;
+  uint32_t hdr[3];
+  size_t got;
+  int rc = read_exact(fd, hdr, sizeof hdr, deadline, &got);
+  if (rc == -2 && got == 0) return -2;
+  if (rc == -2) return cl1_err_set(err, "protocol: truncated frame header (%zu of 12 bytes)", got);
+  if (rc) {
+    if (got == 0) return cl1_err_set(err, "protocol: peer closed the pipe");
+    return cl1_err_set(err, "protocol: truncated frame header (%zu of 12 bytes)", got);
+  }
+  if (hdr[0] != CL1_PROTO_MAGIC)
+    return cl1_err_set(err, "protocol: bad magic 0x%08x (garbage on the pipe)", hdr[0]);
+  if (hdr[2] > CL1_PROTO_MAX)
+    return cl1_err_set(err, "protocol: frame length %u over the limit %u", hdr[2], CL1_PROTO_MAX);
+  char *buf = malloc((size_t)hdr[2] + 1);
+  if (!buf) return cl1_err_set(err, "protocol: out of memory");
+  rc = read_exact(fd, buf, hdr[2], deadline, &got);
+  if (rc) {
+    free(buf);
+    if (rc == -2) return -2;
+    return cl1_err_set(err, "protocol: truncated frame (%zu of %u payload bytes)", got, hdr[2]);
+  }
+  buf[hdr[2]] = 0;
+  if (memchr(buf, 0, hdr[2])) {
+    free(buf);
+    return cl1_err_set(err, "protocol: NUL byte inside a frame");
+  }
+  *type = hdr[1];
+  *json = buf;
+  return 0;
+}

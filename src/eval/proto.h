@@ -1,0 +1,29 @@
+/* proto.h — the judge <-> worker wire format: length-prefixed frames over pipes,
+ *   u32 magic "CL1F" | u32 type | u32 length | length bytes of JSON text.
+ * Tensors never travel here (they are in memfd shared memory); frames are small. A reader that
+ * meets garbage, a frame over CL1_PROTO_MAX, a truncated frame or EOF gets an error, never a
+ * crash: the candidate worker is untrusted and may write anything. */
+#ifndef CL1_PROTO_H
+#define CL1_PROTO_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../base/err.h"
+
+#define CL1_PROTO_MAGIC 0x46314C43u /* "CL1F" little-endian */
+#define CL1_PROTO_MAX (1u << 20)
+
+enum {
+  /* judge -> worker */
+  CL1_MSG_SETUP = 1, CL1_MSG_PARAMS, CL1_MSG_RUN, CL1_MSG_TIME_PREP, CL1_MSG_WARMUP,
+  CL1_MSG_TRIAL, CL1_MSG_QUIT,
+  /* worker -> judge */
+  CL1_MSG_OK = 64, CL1_MSG_FAIL
+};
+
+/* 0 on success, -1 on a write error (e.g. EPIPE: the peer died). */
+int cl1_proto_send(int fd, uint32_t type, const char *json, cl1_err *err);
+
+/* Reads one frame, waiting at most timeout_ms (< 0: forever). Returns 0 and a malloc'd,
+ * NUL-terminated payload in *json; -1 on EOF/garbage/truncation (err says which); -2 on timeout. */
+int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err *err);
+#endif

@@ -1,0 +1,49 @@
+/* stats.c — timing statistics (see stats.h). */
+#include "stats.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double quantile(const double *sorted, int n, double q) {
+  double pos = q * (n - 1);
+  int i = (int)floor(pos);
+  if (i + 1 >= n) return sorted[n - 1];
+  double f = pos - i;
+  return sorted[i] * (1 - f) + sorted[i + 1] * f;
+}
+
+void cl1_stats_of(const double *x, int n, cl1_stats *s) {
+  memset(s, 0, sizeof *s);
+  s->n = n;
+  if (n <= 0) { s->ci_rel = INFINITY; return; }
+  double *v = malloc(sizeof(double) * (size_t)n);
+  if (!v) { s->ci_rel = INFINITY; return; }
+  memcpy(v, x, sizeof(double) * (size_t)n);
+  qsort(v, (size_t)n, sizeof(double), cmp_d);
+  double sum = 0;
+  for (int i = 0; i < n; i++) sum += v[i];
+  s->mean = sum / n;
+  s->min = v[0];
+  s->max = v[n - 1];
+  s->median = quantile(v, n, 0.5);
+  s->q1 = quantile(v, n, 0.25);
+  s->q3 = quantile(v, n, 0.75);
+  /* Ranks n/2 -+ 1.96 sqrt(n)/2 bound the median with ~95% confidence (binomial, normal approx). */
+  double h = 1.96 * sqrt((double)n) / 2.0;
+  int lo = (int)floor(n / 2.0 - h), hi = (int)ceil(n / 2.0 + h);
+  if (lo < 0) lo = 0;
+  if (hi > n - 1) hi = n - 1;
+  s->ci_rel = s->median > 0 ? (v[hi] - v[lo]) / 2.0 / s->median : INFINITY;
+  free(v);
+}
+
+double cl1_median(const double *x, int n) {
+  cl1_stats s;
+  cl1_stats_of(x, n, &s);
+  return s.median;
+}

@@ -1,0 +1,96 @@
+/* verify.c — elementwise comparison with the task's tolerance (see verify.h). */
+#include "verify.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "cudal1/solution.h"
+
+static double half_to_double(uint16_t h) {
+  int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  double v;
+  if (e == 0) v = ldexp((double)m, -24);
+  else if (e == 31) v = m ? NAN : INFINITY;
+  else v = ldexp((double)(m | 1024), e - 25);
+  return s ? -v : v;
+}
+
+double cl1_value_at(int dtype, const void *p, int64_t i) {
+  switch (dtype) {
+  case CL1_F32: return ((const float *)p)[i];
+  case CL1_F64: return ((const double *)p)[i];
+  case CL1_F16: return half_to_double(((const uint16_t *)p)[i]);
+  case CL1_BF16: {
+    uint32_t u = (uint32_t)((const uint16_t *)p)[i] << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  case CL1_I32: return ((const int32_t *)p)[i];
+  case CL1_I64: return (double)((const int64_t *)p)[i];
+  case CL1_U8: return ((const uint8_t *)p)[i];
+  case CL1_BOOL: return ((const uint8_t *)p)[i] != 0;
+  }
+  return NAN;
+}
+
+void cl1_cmp_init(cl1_cmp *c) {
+  memset(c, 0, sizeof *c);
+  c->first_bad = -1;
+}
+
+static void mark_bad(cl1_cmp *c, int64_t i, double x, double r) {
+  if (c->n_bad++ == 0) {
+    c->first_bad = c->n + i;
+    c->bad_cand = x;
+    c->bad_ref = r;
+  }
+}
+
+void cl1_cmp_add(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n, double atol,
+                 double rtol) {
+  int is_int = dtype == CL1_I32 || dtype == CL1_I64 || dtype == CL1_U8 || dtype == CL1_BOOL;
+  for (int64_t i = 0; i < n; i++) {
+    double x, r;
+    if (dtype == CL1_F32) { /* the common case, without the switch */
+      x = ((const float *)cand)[i];
+      r = ((const float *)ref)[i];
+    } else {
+      x = cl1_value_at(dtype, cand, i);
+      r = cl1_value_at(dtype, ref, i);
+    }
+    if (is_int) {
+      if (x != r) mark_bad(c, i, x, r);
+      double d = fabs(x - r);
+      if (d > c->max_abs) c->max_abs = d;
+      continue;
+    }
+    if (isnan(x)) {
+      if (!isnan(r)) { c->n_nan++; mark_bad(c, i, x, r); }
+      continue;
+    }
+    if (isnan(r) || isinf(r) || isinf(x)) {
+      if (x != r) mark_bad(c, i, x, r);
+      continue;
+    }
+    double d = fabs(x - r), ar = fabs(r);
+    if (d > c->max_abs) c->max_abs = d;
+    if (ar > 0 && d / ar > c->max_rel) c->max_rel = d / ar;
+    if (d > atol + rtol * ar) mark_bad(c, i, x, r);
+  }
+  c->n += n;
+}
+
+void cl1_cmp_describe(const cl1_cmp *c, char *out, size_t n) {
+  if (!c->n_bad) {
+    snprintf(out, n, "all %lld elements within tolerance (max abs %.3g, max rel %.3g)",
+             (long long)c->n, c->max_abs, c->max_rel);
+  } else if (c->n_nan) {
+    snprintf(out, n, "%lld of %lld elements wrong, %lld of them NaN or never written; first at "
+             "[%lld]: %.6g vs %.6g", (long long)c->n_bad, (long long)c->n, (long long)c->n_nan,
+             (long long)c->first_bad, c->bad_cand, c->bad_ref);
+  } else {
+    snprintf(out, n, "%lld of %lld elements outside tolerance (max abs %.3g, max rel %.3g); first "
+             "at [%lld]: %.6g vs %.6g", (long long)c->n_bad, (long long)c->n, c->max_abs,
+             c->max_rel, (long long)c->first_bad, c->bad_cand, c->bad_ref);
+  }
+}

@@ -1,0 +1,395 @@
+/* worker.c — the worker side of the three-process evaluator (see worker.h). The same code serves
+ * the reference and the candidate; only the candidate enters the sandbox, before its .so is
+ * loaded. The worker reports facts (return codes, checksums, times, thread counts); the judge,
+ * in another process, decides what they mean. */
+#include "worker.h"
+#include <cjson/cJSON.h>
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "cudal1/solution.h"
+#include "dev.h"
+#include "proto.h"
+#include "sandbox.h"
+
+typedef int (*forward_fn)(const cl1_call *);
+typedef int (*setup_fn)(const cl1_call *, void **);
+typedef void (*teardown_fn)(void *);
+
+typedef struct {
+  cl1_task *task;
+  cl1_inst inst;
+  cl1_dev dev;
+  bool dev_open, is_cand;
+  unsigned char *shm;
+  size_t shm_bytes, region_bytes, offs[CL1_TASK_MAX_TENSORS];
+  void *lib;
+  forward_fn forward;
+  setup_fn setup;
+  teardown_fn teardown;
+  void *state;
+  bool have_state;
+  void *in_buf[CL1_WORKER_SLOTS][CL1_TASK_MAX_TENSORS];
+  void *par_buf[CL1_TASK_MAX_TENSORS];
+  void *out_buf[CL1_TASK_MAX_TENSORS];
+  void *workspace;
+  size_t workspace_bytes;
+  uint64_t par_sum[CL1_TASK_MAX_TENSORS];
+  cl1_tensor in_t[CL1_TASK_MAX_TENSORS], par_t[CL1_TASK_MAX_TENSORS], out_t[CL1_TASK_MAX_TENSORS];
+  cl1_call call;
+  bool warm_cache;
+  void *graph[CL1_WORKER_SLOTS];
+  bool use_graph;
+  long calls;
+} worker;
+
+size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
+  size_t off = 0;
+  for (int i = 0; i < in->n_outputs; i++) {
+    offs[i] = off;
+    off += (in->outputs[i].bytes + 255) & ~(size_t)255;
+  }
+  return off ? off : 256;
+}
+
+static void tensor_from(cl1_tensor *t, const cl1_tinst *ti, void *data) {
+  memset(t, 0, sizeof *t);
+  t->data = data;
+  t->dtype = ti->dtype;
+  t->ndim = ti->ndim;
+  int64_t st = 1;
+  for (int d = ti->ndim - 1; d >= 0; d--) {
+    t->shape[d] = ti->shape[d];
+    t->stride[d] = st;
+    st *= ti->shape[d];
+  }
+}
+
+static int reply(int type, cJSON *o) {
+  char *s = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  int rc = cl1_proto_send(CL1_WORKER_FD_OUT, (uint32_t)type, s, NULL);
+  free(s);
+  return rc;
+}
+
+static int fail(const char *why) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "error", why);
+  return reply(CL1_MSG_FAIL, o);
+}
+
+static double num(const cJSON *o, const char *k, double dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+static const char *str(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+static uint64_t seed_of(const cJSON *o, const char *k) {
+  const char *s = str(o, k); /* seeds travel as decimal strings: doubles lose 64-bit values */
+  return s ? strtoull(s, NULL, 10) : 0;
+}
+
+static int load_solution(worker *w, const char *so, cl1_err *err) {
+  w->lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!w->lib) return cl1_err_set(err, "cannot load the solution: %s", dlerror());
+  w->forward = (forward_fn)(uintptr_t)dlsym(w->lib, "cl1_forward");
+  w->setup = (setup_fn)(uintptr_t)dlsym(w->lib, "cl1_setup");
+  w->teardown = (teardown_fn)(uintptr_t)dlsym(w->lib, "cl1_teardown");
+  if (!w->forward) return cl1_err_set(err, "the solution does not export cl1_forward");
+  return 0;
+}
+
+static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
+  const char *task = str(m, "task"), *shapes = str(m, "shapes"), *so = str(m, "so");
+  const char *backend = str(m, "backend"), *role = str(m, "role");
+  if (!task || !shapes || !so || !backend || !role) return cl1_err_set(err, "setup: missing field");
+  w->is_cand = !strcmp(role, "cand");
+  w->warm_cache = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "warm_cache"));
+  w->use_graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "graph"));
+  if (cl1_task_load(task, &w->task, err)) return -1;
+  int set = cl1_shapes_parse(shapes);
+  if (set < 0 || cl1_task_instance(w->task, set, &w->inst, err)) return -1;
+  cl1_backend b = !strcmp(backend, "cuda") ? CL1_BACKEND_CUDA : CL1_BACKEND_HOST;
+  if (cl1_dev_open(b, &w->dev, err)) return -1;
+  w->dev_open = true;
+  w->region_bytes = cl1_worker_layout(&w->inst, w->offs);
+  w->shm_bytes = w->region_bytes * (size_t)num(m, "regions", 1);
+  w->shm = mmap(NULL, w->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, CL1_WORKER_FD_SHM, 0);
+  if (w->shm == MAP_FAILED) { w->shm = NULL; return cl1_err_set(err, "cannot map shared memory"); }
+  for (int i = 0; i < w->inst.n_outputs; i++) {
+    if (w->dev.alloc(&w->dev, w->inst.outputs[i].bytes, &w->out_buf[i], err)) return -1;
+    tensor_from(&w->out_t[i], &w->inst.outputs[i], w->out_buf[i]);
+  }
+  w->workspace_bytes = (size_t)num(m, "workspace", 0);
+  if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
+  if (w->is_cand && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "sandbox"))) {
+    cl1_sandbox_opts so_opts = {
+        .tmpdir = str(m, "tmpdir"), .mem_limit_bytes = (size_t)num(m, "mem_limit", 0),
+        .cpu_seconds = (int)num(m, "cpu_s", 0), .file_limit_bytes = (size_t)num(m, "fsize", 0),
+        .backend = b};
+    if (cl1_sandbox_enter(&so_opts, err)) return -1;
+  }
+  if (load_solution(w, so, err)) return -1;
+  w->call.n_inputs = w->inst.n_inputs;
+  w->call.inputs = w->in_t;
+  w->call.n_params = w->inst.n_params;
+  w->call.params = w->par_t;
+  w->call.n_outputs = w->inst.n_outputs;
+  w->call.outputs = w->out_t;
+  w->call.n_attrs = w->inst.n_attrs;
+  w->call.attrs = w->inst.attrs;
+  w->call.workspace = w->workspace;
+  w->call.workspace_bytes = w->workspace_bytes;
+  w->call.stream = w->dev.stream;
+  return 0;
+}
+
+static void drop_state(worker *w) {
+  if (w->have_state && w->teardown) w->teardown(w->state);
+  w->have_state = false;
+  w->state = NULL;
+  for (int s = 0; s < CL1_WORKER_SLOTS; s++) {
+    if (w->graph[s]) w->dev.graph_free(&w->dev, w->graph[s]);
+    w->graph[s] = NULL;
+  }
+}
+
+static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
+  drop_state(w);
+  uint64_t seed = seed_of(m, "seed");
+  for (int i = 0; i < w->inst.n_params; i++) {
+    if (!w->par_buf[i] && w->dev.alloc(&w->dev, w->inst.params[i].bytes, &w->par_buf[i], err))
+      return -1;
+    if (w->dev.gen(&w->dev, &w->inst.params[i], w->par_buf[i], seed, cl1_tensor_id_param(i), err))
+      return -1;
+    tensor_from(&w->par_t[i], &w->inst.params[i], w->par_buf[i]);
+    if (w->dev.checksum(&w->dev, w->par_buf[i], w->inst.params[i].bytes, &w->par_sum[i], err))
+      return -1;
+  }
+  for (int i = 0; i < w->inst.n_inputs; i++) tensor_from(&w->in_t[i], &w->inst.inputs[i], NULL);
+  if (w->dev.sync(&w->dev, err)) return -1;
+  int rc = 0;
+  w->call.state = NULL;
+  if (w->setup) {
+    rc = w->setup(&w->call, &w->state);
+    w->have_state = true;
+    if (w->dev.sync(&w->dev, err)) return cl1_err_wrap(err, "after cl1_setup");
+  }
+  w->call.state = w->state;
+  cJSON_AddNumberToObject(out, "rc", rc);
+  return 0;
+}
+
+/* Generates the inputs of slot s from seed (allocating the slot on first use). */
+static int fill_slot(worker *w, int s, uint64_t seed, cl1_err *err) {
+  for (int i = 0; i < w->inst.n_inputs; i++) {
+    if (!w->in_buf[s][i] && w->dev.alloc(&w->dev, w->inst.inputs[i].bytes, &w->in_buf[s][i], err))
+      return -1;
+    if (w->dev.gen(&w->dev, &w->inst.inputs[i], w->in_buf[s][i], seed, cl1_tensor_id_input(i), err))
+      return -1;
+  }
+  return w->dev.sync(&w->dev, err);
+}
+
+static void bind_slot(worker *w, int s) {
+  for (int i = 0; i < w->inst.n_inputs; i++)
+    tensor_from(&w->in_t[i], &w->inst.inputs[i], w->in_buf[s][i]);
+}
+
+static int sums(worker *w, int s, uint64_t *in_sum, cl1_err *err) {
+  for (int i = 0; i < w->inst.n_inputs; i++)
+    if (w->dev.checksum(&w->dev, w->in_buf[s][i], w->inst.inputs[i].bytes, &in_sum[i], err))
+      return -1;
+  return 0;
+}
+
+static int poison_outputs(worker *w, cl1_err *err) {
+  for (int i = 0; i < w->inst.n_outputs; i++)
+    if (w->dev.poison(&w->dev, w->out_buf[i], w->inst.outputs[i].bytes, err)) return -1;
+  return 0;
+}
+
+static int fetch(worker *w, int region, cl1_err *err) {
+  if ((size_t)(region + 1) * w->region_bytes > w->shm_bytes)
+    return cl1_err_set(err, "fetch: region %d out of range", region);
+  for (int i = 0; i < w->inst.n_outputs; i++)
+    if (w->dev.to_host(&w->dev, w->shm + (size_t)region * w->region_bytes + w->offs[i],
+                       w->out_buf[i], w->inst.outputs[i].bytes, err))
+      return -1;
+  return 0;
+}
+
+/* One call of the solution on slot s inside the timed interval. */
+static int timed_call(worker *w, int s, cJSON *out, cl1_err *err) {
+  bind_slot(w, s);
+  if (poison_outputs(w, err)) return -1;
+  double ev = 0, wall = 0;
+  int before = cl1_sandbox_thread_count();
+  if (w->dev.begin(&w->dev, err)) return -1;
+  int rc;
+  if (w->use_graph && w->graph[s]) {
+    rc = w->dev.graph_launch(&w->dev, w->graph[s], err) ? -1000 : 0;
+  } else {
+    rc = w->forward(&w->call);
+  }
+  w->calls++;
+  if (w->dev.end(&w->dev, &ev, &wall, err)) return -1;
+  cJSON_AddNumberToObject(out, "rc", rc);
+  cJSON_AddNumberToObject(out, "ev_ms", ev);
+  cJSON_AddNumberToObject(out, "wall_ms", wall);
+  cJSON_AddNumberToObject(out, "threads_before", before);
+  cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
+  return 0;
+}
+
+/* A verified call: fresh inputs from seed in slot s, checksums around the call, outputs to shm. */
+static int do_run(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
+  int s = (int)num(m, "slot", 0), region = (int)num(m, "region", 0);
+  if (s < 0 || s >= CL1_WORKER_SLOTS) return cl1_err_set(err, "run: bad slot %d", s);
+  if (fill_slot(w, s, seed_of(m, "seed"), err)) return -1;
+  uint64_t before[CL1_TASK_MAX_TENSORS], after[CL1_TASK_MAX_TENSORS];
+  if (sums(w, s, before, err)) return -1;
+  if (timed_call(w, s, out, err)) return -1;
+  if (sums(w, s, after, err)) return -1;
+  cJSON *mut = cJSON_AddArrayToObject(out, "mutated");
+  for (int i = 0; i < w->inst.n_inputs; i++)
+    if (before[i] != after[i]) cJSON_AddItemToArray(mut, cJSON_CreateString(w->inst.inputs[i].name));
+  for (int i = 0; i < w->inst.n_params; i++) {
+    uint64_t p;
+    if (w->dev.checksum(&w->dev, w->par_buf[i], w->inst.params[i].bytes, &p, err)) return -1;
+    if (p != w->par_sum[i]) cJSON_AddItemToArray(mut, cJSON_CreateString(w->inst.params[i].name));
+  }
+  return fetch(w, region, err);
+}
+
+/* Timing input sets: frees the verification slots, fills slots TIME_SLOT.., captures graphs. */
+static int do_time_prep(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
+  const cJSON *seeds = cJSON_GetObjectItemCaseSensitive(m, "seeds");
+  int n = cJSON_GetArraySize(seeds);
+  if (n < 1 || CL1_WORKER_TIME_SLOT + n > CL1_WORKER_SLOTS)
+    return cl1_err_set(err, "time_prep: need 1..%d seeds", CL1_WORKER_SLOTS - CL1_WORKER_TIME_SLOT);
+  for (int s = 0; s < CL1_WORKER_TIME_SLOT; s++)
+    for (int i = 0; i < w->inst.n_inputs; i++) {
+      w->dev.free(&w->dev, w->in_buf[s][i]);
+      w->in_buf[s][i] = NULL;
+    }
+  for (int k = 0; k < n; k++) {
+    const cJSON *sv = cJSON_GetArrayItem(seeds, k);
+    uint64_t seed = cJSON_IsString(sv) ? strtoull(sv->valuestring, NULL, 10) : 0;
+    int s = CL1_WORKER_TIME_SLOT + k;
+    if (fill_slot(w, s, seed, err)) return -1;
+    if (w->use_graph) {
+      if (!w->dev.graph_begin) return cl1_err_set(err, "--graph needs the cuda backend");
+      bind_slot(w, s);
+      if (w->dev.graph_begin(&w->dev, err)) return -1;
+      int rc = w->forward(&w->call);
+      void *g = NULL;
+      int ge = w->dev.graph_end(&w->dev, &g, err);
+      if (rc || ge) {
+        cJSON_AddNumberToObject(out, "rc", rc ? rc : -1000);
+        cJSON_AddStringToObject(out, "graph_error", ge ? err->msg : "cl1_forward failed in capture");
+        return 0;
+      }
+      w->graph[s] = g;
+    }
+  }
+  /* The cost of an empty timed interval: subtracted from wall times. */
+  double best = 1e30;
+  for (int r = 0; r < 15; r++) {
+    double ev, wall;
+    if (w->dev.begin(&w->dev, err) || w->dev.end(&w->dev, &ev, &wall, err)) return -1;
+    if (wall < best) best = wall;
+  }
+  cJSON_AddNumberToObject(out, "empty_ms", best);
+  cJSON_AddNumberToObject(out, "rc", 0);
+  return 0;
+}
+
+static int do_warmup(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
+  int min_calls = (int)num(m, "min_calls", 3), n_sets = (int)num(m, "sets", 1);
+  double min_ms = num(m, "min_ms", 25), t0 = cl1_now();
+  int calls = 0;
+  while (calls < min_calls || (cl1_now() - t0) * 1e3 < min_ms) {
+    cJSON *tmp = cJSON_CreateObject();
+    int r = timed_call(w, CL1_WORKER_TIME_SLOT + calls % n_sets, tmp, err);
+    int rc = (int)num(tmp, "rc", 0);
+    cJSON_Delete(tmp);
+    if (r) return -1;
+    if (rc) { cJSON_AddNumberToObject(out, "rc", rc); return 0; }
+    calls++;
+    if (calls > 100000) break;
+  }
+  cJSON_AddNumberToObject(out, "rc", 0);
+  cJSON_AddNumberToObject(out, "calls", calls);
+  return 0;
+}
+
+static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
+  int k = (int)num(m, "set", 0), s = CL1_WORKER_TIME_SLOT + k;
+  if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS || !w->in_buf[s][0])
+    if (w->inst.n_inputs > 0) return cl1_err_set(err, "trial: set %d not prepared", k);
+  if (!w->warm_cache) {
+    if (w->dev.flush(&w->dev, err)) return -1;
+  }
+  if (timed_call(w, s, out, err)) return -1;
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "fetch")))
+    return fetch(w, (int)num(m, "region", 0), err);
+  return 0;
+}
+
+int cl1_worker_main(void) {
+  worker *w = calloc(1, sizeof *w);
+  if (!w) return 3;
+  signal(SIGPIPE, SIG_IGN);
+  for (;;) {
+    uint32_t type;
+    char *js;
+    cl1_err err = {{0}};
+    int rc = cl1_proto_recv(CL1_WORKER_FD_IN, -1, &type, &js, &err);
+    if (rc) return 0; /* the judge went away */
+    cJSON *m = cJSON_Parse(js);
+    free(js);
+    if (!m) { fail("unparseable request"); continue; }
+    cJSON *out = cJSON_CreateObject();
+    int r = 0;
+    switch (type) {
+    case CL1_MSG_SETUP:
+      r = do_setup(w, m, &err);
+      if (!r) {
+        cJSON_AddStringToObject(out, "device", w->dev.name);
+        cJSON_AddStringToObject(out, "driver", w->dev.driver);
+        cJSON_AddNumberToObject(out, "l2_bytes", (double)w->dev.l2_bytes);
+        cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
+      }
+      break;
+    case CL1_MSG_PARAMS: r = do_params(w, m, out, &err); break;
+    case CL1_MSG_RUN: r = do_run(w, m, out, &err); break;
+    case CL1_MSG_TIME_PREP: r = do_time_prep(w, m, out, &err); break;
+    case CL1_MSG_WARMUP: r = do_warmup(w, m, out, &err); break;
+    case CL1_MSG_TRIAL: r = do_trial(w, m, out, &err); break;
+    case CL1_MSG_QUIT:
+      cJSON_Delete(m);
+      reply(CL1_MSG_OK, out);
+      drop_state(w);
+      return 0;
+    default: r = cl1_err_set(&err, "unknown request type %u", type);
+    }
+    cJSON_Delete(m);
+    if (r) {
+      cJSON_Delete(out);
+      fail(err.msg);
+      /* A device error is sticky: nothing after it can be trusted, so the worker ends. */
+      if (w->dev_open && w->dev.sync(&w->dev, NULL)) return 4;
+    } else if (reply(CL1_MSG_OK, out)) {
+      return 0;
+    }
+  }
+}

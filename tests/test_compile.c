@@ -1,0 +1,473 @@
+/* test_compile.c — the compile stage and its subprocess helper: real cc/nvcc runs into a temp
+ * cache, with a tiny op library built here so the test does not depend on src/ops. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "harness.h"
+#include "cudal1/solution.h"
+#include "base/proc.h"
+#include "eval/compile.h"
+
+static char g_tmp[256], g_ops[300], g_cache[300];
+
+static const char *k_valid =
+    "#include <cudal1/solution.h>\n"
+    "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
+    "  const float *x = (const float *)c->inputs[0].data;\n"
+    "  float *y = (float *)c->outputs[0].data;\n"
+    "  for (int64_t i = 0; i < c->inputs[0].shape[0]; i++) y[i] = 2.0f * x[i] + K;\n"
+    "  return 0;\n"
+    "}\n";
+
+/* k_valid with `#define K <k>` in front: distinct sources for the cache. */
+static char *valid_src(int k) {
+  static char buf[8][1024];
+  static int slot;
+  char *b = buf[slot++ % 8];
+  snprintf(b, 1024, "#define K %d\n%s", k, k_valid);
+  return b;
+}
+
+static cl1_compile_opts opts(void) {
+  cl1_compile_opts o;
+  memset(&o, 0, sizeof o);
+  o.backend = CL1_BACKEND_HOST;
+  o.ops_dir = g_ops;
+  o.include_dir = "include";
+  o.cache_dir = g_cache;
+  return o;
+}
+
+static int group_setup(void **state) {
+  (void)state;
+  char *t = th_tmpdir();
+  if (!t) return -1;
+  snprintf(g_tmp, sizeof g_tmp, "%s", t);
+  snprintf(g_ops, sizeof g_ops, "%s/ops", g_tmp);
+  snprintf(g_cache, sizeof g_cache, "%s/cache/nested", g_tmp); /* does not exist yet */
+  char cmd[4096], out[4096];
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p %s && printf 'void cl1_op_stub(void) {}\\n' > %s/stub.c && "
+           "cc -shared -fPIC -o %s/libcl1ops_host.so %s/stub.c && "
+           "cc -shared -fPIC -o %s/libcl1ops_cuda.so %s/stub.c",
+           g_ops, g_ops, g_ops, g_ops, g_ops, g_ops);
+  if (th_run(cmd, out, sizeof out) != 0) {
+    fprintf(stderr, "cannot build the stub op library: %s\n", out);
+    return -1;
+  }
+  return 0;
+}
+
+/* How many entries a folder holds (-1 if it cannot be opened). */
+static int count_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n;
+}
+
+/* Processes (not zombies) whose working folder lies under `prefix`. */
+static int procs_under(const char *prefix) {
+  DIR *d = opendir("/proc");
+  if (!d) return -1;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    char link[300], target[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%s/cwd", e->d_name);
+    ssize_t k = readlink(link, target, sizeof target - 1);
+    if (k <= 0) continue;
+    target[k] = 0;
+    if (!strncmp(target, prefix, strlen(prefix))) n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static void test_valid_compiles_and_runs(void **state) {
+  (void)state;
+  struct stat st;
+  assert_int_not_equal(stat(g_cache, &st), 0); /* created by the compile */
+  cl1_compile_opts o = opts();
+  cl1_compile_result r;
+  cl1_err err = {""};
+  int rc = cl1_compile_source(valid_src(1), strlen(valid_src(1)), &o, &r, &err);
+  if (rc) printf("rc %d: %s / %s\n", rc, err.msg, r.diag);
+  assert_int_equal(rc, 0);
+  assert_false(r.cached);
+  assert_int_equal(strlen(r.hash), 64);
+  assert_int_equal(stat(g_cache, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  char want[600];
+  snprintf(want, sizeof want, "%s/so/%.2s/%s.so", g_cache, r.hash, r.hash);
+  assert_string_equal(r.so_path, want);
+  /* the private build folder is gone */
+  char tmp[400];
+  snprintf(tmp, sizeof tmp, "%s/tmp", g_cache);
+  assert_int_equal(count_entries(tmp), 0);
+
+  void *h = dlopen(r.so_path, RTLD_NOW | RTLD_LOCAL);
+  assert_non_null(h);
+  int (*fwd)(const cl1_call *);
+  *(void **)&fwd = dlsym(h, "cl1_forward");
+  assert_non_null(fwd);
+  float x[4] = {1, -2, 3.5f, 0}, y[4] = {0};
+  cl1_tensor in = {.data = x, .dtype = CL1_F32, .ndim = 1, .shape = {4}, .stride = {1}};
+  cl1_tensor out = {.data = y, .dtype = CL1_F32, .ndim = 1, .shape = {4}, .stride = {1}};
+  cl1_call c = {.n_inputs = 1, .inputs = &in, .n_outputs = 1, .outputs = &out};
+  assert_int_equal(fwd(&c), 0);
+  for (int i = 0; i < 4; i++) assert_true(y[i] == 2 * x[i] + 1);
+  dlclose(h);
+}
+
+static void test_second_compile_is_cached(void **state) {
+  (void)state;
+  cl1_compile_opts o = opts();
+  cl1_compile_result a, b, c;
+  cl1_err err;
+  const char *s = valid_src(2);
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &a, &err), 0);
+  assert_false(a.cached);
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &b, &err), 0);
+  assert_true(b.cached);
+  assert_string_equal(a.hash, b.hash);
+  assert_string_equal(a.so_path, b.so_path);
+  assert_true(b.seconds * 5 < a.seconds);
+  /* from a file: same content, same entry */
+  char path[400];
+  snprintf(path, sizeof path, "%s/two.c", g_tmp);
+  assert_int_equal(th_write(path, s), 0);
+  assert_int_equal(cl1_compile_file(path, &o, &c, &err), 0);
+  assert_true(c.cached);
+  assert_string_equal(c.hash, a.hash);
+  /* no_cache compiles again */
+  o.no_cache = true;
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &c, &err), 0);
+  assert_false(c.cached);
+  assert_string_equal(c.hash, a.hash);
+}
+
+static void test_one_byte_changes_hash(void **state) {
+  (void)state;
+  cl1_compile_opts o = opts();
+  cl1_compile_result a, b;
+  cl1_err err;
+  char s[1024];
+  snprintf(s, sizeof s, "%s", valid_src(3));
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &a, &err), 0);
+  char *p = strstr(s, "2.0f");
+  assert_non_null(p);
+  p[0] = '3';
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &b, &err), 0);
+  assert_false(b.cached);
+  assert_string_not_equal(a.hash, b.hash);
+  assert_string_not_equal(a.so_path, b.so_path);
+}
+
+static void test_syntax_error(void **state) {
+  (void)state;
+  cl1_compile_opts o = opts();
+  cl1_compile_result r;
+  cl1_err err = {""};
+  const char *s = "#include <cudal1/solution.h>\n"
+                  "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
+                  "  return c->n_inputs +;\n"
+                  "}\n";
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &r, &err), 1);
+  assert_non_null(strstr(r.diag, "solution.c:3:"));
+  assert_non_null(strstr(r.diag, "error"));
+  assert_null(strstr(r.diag, g_cache)); /* no temp paths in what the model will read */
+  assert_null(strstr(r.diag, "build."));
+  struct stat st;
+  assert_int_not_equal(stat(r.so_path, &st), 0); /* failures are not cached */
+  char tmp[400];
+  snprintf(tmp, sizeof tmp, "%s/tmp", g_cache);
+  assert_int_equal(count_entries(tmp), 0);
+  /* a second try runs the compiler again */
+  cl1_compile_result r2;
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &r2, &err), 1);
+  assert_false(r2.cached);
+}
+
+static void test_timeout_kills_compiler(void **state) {
+  (void)state;
+  char fifo[400], src[600], cache[400];
+  snprintf(fifo, sizeof fifo, "%s/never.fifo", g_tmp);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  snprintf(cache, sizeof cache, "%s/tcache", g_tmp);
+  /* cpp blocks opening a FIFO nobody writes: a compile that never ends, at no CPU cost */
+  snprintf(src, sizeof src, "#include \"%s\"\nint x;\n", fifo);
+  cl1_compile_opts o = opts();
+  o.cache_dir = cache;
+  o.timeout_s = 1;
+  cl1_compile_result r;
+  cl1_err err = {""};
+  double t0 = cl1_now();
+  int rc = cl1_compile_source(src, strlen(src), &o, &r, &err);
+  double dt = cl1_now() - t0;
+  assert_int_equal(rc, 2);
+  assert_true(dt >= 0.9 && dt < 5);
+  assert_non_null(strstr(r.diag, "timed out"));
+  int left = -1;
+  for (int i = 0; i < 200 && left != 0; i++) {
+    left = procs_under(cache);
+    if (left) {
+      struct timespec ts = {0, 10 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  assert_int_equal(left, 0);
+  char tmp[500];
+  snprintf(tmp, sizeof tmp, "%s/tmp", cache);
+  assert_int_equal(count_entries(tmp), 0);
+}
+
+static void test_output_too_large(void **state) {
+  (void)state;
+  cl1_compile_opts o = opts();
+  cl1_compile_result r;
+  cl1_err err = {""};
+  /* initialised data is stored in full: a 65 MiB .so */
+  const char *s = "#include <cudal1/solution.h>\n"
+                  "__attribute__((used)) const char big[65 << 20] = {1};\n"
+                  "CL1_EXPORT int cl1_forward(const cl1_call *c) { return big[c->n_inputs]; }\n";
+  int rc = cl1_compile_source(s, strlen(s), &o, &r, &err);
+  if (rc != 1) printf("rc %d: %s\n", rc, err.msg);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(r.diag, "output too large"));
+  struct stat st;
+  assert_int_not_equal(stat(r.so_path, &st), 0);
+}
+
+static void test_many(void **state) {
+  (void)state;
+  enum { N = 8 };
+  char paths[N][400];
+  const char *pp[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(paths[i], sizeof paths[i], "%s/many%d.c", g_tmp, i);
+    assert_int_equal(th_write(paths[i], valid_src(100 + i)), 0);
+    pp[i] = paths[i];
+  }
+  cl1_compile_opts o = opts();
+  cl1_compile_result res[N];
+  int rc[N];
+  cl1_err errs[N];
+  assert_int_equal(cl1_compile_many(N, pp, &o, 2, res, rc, errs), 0);
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(rc[i], 0);
+    assert_false(res[i].cached);
+    struct stat st;
+    assert_int_equal(stat(res[i].so_path, &st), 0);
+    for (int j = 0; j < i; j++) assert_string_not_equal(res[i].hash, res[j].hash);
+    /* the worker's hash is the one a direct compile computes */
+    cl1_compile_result d;
+    cl1_err e;
+    assert_int_equal(cl1_compile_file(pp[i], &o, &d, &e), 0);
+    assert_true(d.cached);
+    assert_string_equal(d.hash, res[i].hash);
+  }
+  /* per-source outcomes in one batch: cached, compile error, missing file */
+  char bad[400], missing[400];
+  snprintf(bad, sizeof bad, "%s/bad.c", g_tmp);
+  snprintf(missing, sizeof missing, "%s/missing.c", g_tmp);
+  assert_int_equal(th_write(bad, "int f( {\n"), 0);
+  const char *mix[3] = {pp[0], bad, missing};
+  assert_int_equal(cl1_compile_many(3, mix, &o, 0, res, rc, errs), 2);
+  assert_int_equal(rc[0], 0);
+  assert_true(res[0].cached);
+  assert_int_equal(rc[1], 1);
+  assert_non_null(strstr(res[1].diag, "solution.c:1:"));
+  assert_int_equal(rc[2], -1);
+  assert_non_null(strstr(errs[2].msg, "missing.c"));
+}
+
+static void test_broken_cache_dir(void **state) {
+  (void)state;
+  char file[400], below[450];
+  snprintf(file, sizeof file, "%s/notadir", g_tmp);
+  assert_int_equal(th_write(file, "x"), 0);
+  snprintf(below, sizeof below, "%s/cudal1", file);
+  const char *s = valid_src(4);
+  const char *dirs[2] = {file, below};
+  for (int i = 0; i < 2; i++) {
+    cl1_compile_opts o = opts();
+    o.cache_dir = dirs[i];
+    cl1_compile_result r;
+    cl1_err err = {""};
+    assert_int_equal(cl1_compile_source(s, strlen(s), &o, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "not a folder"));
+    assert_non_null(strstr(err.msg, file));
+  }
+}
+
+static void test_find_dirs(void **state) {
+  (void)state;
+  char root[400], cmd[4096], out[1024];
+  snprintf(root, sizeof root, "%s/tree", g_tmp);
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p %s/build/tests %s/include/cudal1 %s/empty/a/b/c/d && "
+           "touch %s/build/libcl1ops_host.so %s/include/cudal1/solution.h",
+           root, root, root, root, root);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  unsetenv("CUDAL1_INCLUDE");
+  cl1_compile_opts o;
+  memset(&o, 0, sizeof o);
+  char ops[PATH_MAX], inc[PATH_MAX], exe[500], want[PATH_MAX];
+  cl1_err err = {""};
+  snprintf(exe, sizeof exe, "%s/build/tests", root);
+  assert_int_equal(cl1_compile_find_dirs(&o, exe, ops, sizeof ops, inc, sizeof inc, &err), 0);
+  snprintf(exe, sizeof exe, "%s/build", root);
+  assert_non_null(realpath(exe, want));
+  assert_string_equal(ops, want);
+  snprintf(exe, sizeof exe, "%s/include", root);
+  assert_non_null(realpath(exe, want));
+  assert_string_equal(inc, want);
+  /* no op library anywhere up the tree: the error names the library and the folders tried */
+  snprintf(exe, sizeof exe, "%s/empty/a/b/c/d", root);
+  assert_int_equal(cl1_compile_find_dirs(&o, exe, ops, sizeof ops, inc, sizeof inc, &err), -1);
+  assert_non_null(strstr(err.msg, "libcl1ops_host.so"));
+  assert_non_null(strstr(err.msg, "empty/a/b/c/d"));
+  assert_non_null(strstr(err.msg, "empty/a"));
+  /* CUDA looks for its own library */
+  o.backend = CL1_BACKEND_CUDA;
+  snprintf(exe, sizeof exe, "%s/build/tests", root);
+  assert_int_equal(cl1_compile_find_dirs(&o, exe, ops, sizeof ops, inc, sizeof inc, &err), -1);
+  assert_non_null(strstr(err.msg, "libcl1ops_cuda.so"));
+  /* an op library without headers nearby: $CUDAL1_INCLUDE is the fallback */
+  o.backend = CL1_BACKEND_HOST;
+  o.ops_dir = g_ops;
+  assert_int_equal(cl1_compile_find_dirs(&o, NULL, ops, sizeof ops, inc, sizeof inc, &err), -1);
+  assert_non_null(strstr(err.msg, "solution.h"));
+  snprintf(exe, sizeof exe, "%s/include", root);
+  setenv("CUDAL1_INCLUDE", exe, 1);
+  assert_int_equal(cl1_compile_find_dirs(&o, NULL, ops, sizeof ops, inc, sizeof inc, &err), 0);
+  assert_string_equal(inc, want);
+  unsetenv("CUDAL1_INCLUDE");
+  /* explicit folders are checked */
+  o.include_dir = root;
+  assert_int_equal(cl1_compile_find_dirs(&o, NULL, ops, sizeof ops, inc, sizeof inc, &err), -1);
+  assert_non_null(strstr(err.msg, "include_dir"));
+}
+
+static void test_cuda_compile(void **state) {
+  (void)state;
+  struct stat st;
+  if (stat(CL1_CUDA_HOME "/bin/nvcc", &st) != 0) skip();
+  cl1_compile_opts o = opts();
+  o.backend = CL1_BACKEND_CUDA;
+  o.arch = "90";
+  const char *s =
+      "#include <cudal1/solution.h>\n"
+      "__global__ static void relu_k(const float *x, float *y, long n) {\n"
+      "  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) y[i] = fmaxf(x[i], 0.f);\n"
+      "}\n"
+      "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
+      "  long n = c->inputs[0].shape[0];\n"
+      "  relu_k<<<(n + 255) / 256, 256, 0, (cudaStream_t)c->stream>>>(\n"
+      "      (const float *)c->inputs[0].data, (float *)c->outputs[0].data, n);\n"
+      "  return cudaGetLastError() == cudaSuccess ? 0 : 1;\n"
+      "}\n";
+  cl1_compile_result r, h;
+  cl1_err err = {""};
+  int rc = cl1_compile_source(s, strlen(s), &o, &r, &err);
+  if (rc) printf("rc %d: %s / %s\n", rc, err.msg, r.diag);
+  assert_int_equal(rc, 0);
+  void *lib = dlopen(r.so_path, RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) printf("dlopen: %s\n", dlerror());
+  assert_non_null(lib);
+  assert_non_null(dlsym(lib, "cl1_forward"));
+  dlclose(lib);
+  /* same text, host backend: another key */
+  cl1_compile_opts oh = opts();
+  assert_int_equal(cl1_compile_source(s, strlen(s), &oh, &h, &err), 1);
+  assert_string_not_equal(h.hash, r.hash);
+  /* a CUDA error reads as solution.cu(line) */
+  const char *bad = "#include <cudal1/solution.h>\n__global__ void k() { undefined_thing(); }\n";
+  assert_int_equal(cl1_compile_source(bad, strlen(bad), &o, &r, &err), 1);
+  assert_non_null(strstr(r.diag, "solution.cu(2)"));
+  assert_null(strstr(r.diag, "build."));
+  /* arch is validated */
+  o.arch = "9x;";
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &r, &err), -1);
+  assert_non_null(strstr(err.msg, "arch"));
+}
+
+static void test_proc_run(void **state) {
+  (void)state;
+  char out[64];
+  size_t len;
+  int st;
+  cl1_err err = {""};
+  char *echo[] = {"sh", "-c", "echo hello; echo oops >&2; exit 3", NULL};
+  assert_int_equal(cl1_proc_run(echo, NULL, 5000, out, sizeof out, &len, &st, &err), 0);
+  assert_int_equal(st, 3);
+  assert_string_equal(out, "hello\noops\n");
+  assert_int_equal(len, 11);
+  /* output beyond the cap is discarded, the child still runs to the end */
+  char *lots[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo 0123456789; i=$((i+1)); done",
+                  NULL};
+  assert_int_equal(cl1_proc_run(lots, "/", 5000, out, 8, &len, &st, &err), 0);
+  assert_int_equal(st, 0);
+  assert_int_equal(len, 7);
+  assert_string_equal(out, "0123456");
+  /* a killed child reports 128+signal */
+  char *sig[] = {"sh", "-c", "kill -TERM $$", NULL};
+  assert_int_equal(cl1_proc_run(sig, NULL, 5000, NULL, 0, NULL, &st, &err), 0);
+  assert_int_equal(st, 128 + SIGTERM);
+  /* a missing program is an error, not an exit code */
+  char *none[] = {"/nonexistent/cl1-no-such-program", NULL};
+  assert_int_equal(cl1_proc_run(none, NULL, 5000, out, sizeof out, &len, &st, &err), -1);
+  assert_non_null(strstr(err.msg, "cl1-no-such-program"));
+  char *cd[] = {"true", NULL};
+  assert_int_equal(cl1_proc_run(cd, "/nonexistent-dir", 5000, NULL, 0, NULL, &st, &err), -1);
+  assert_non_null(strstr(err.msg, "/nonexistent-dir"));
+  /* timeout: the whole group goes, including a background grandchild holding the pipe */
+  char dir[400];
+  snprintf(dir, sizeof dir, "%s/procdir", g_tmp);
+  mkdir(dir, 0755);
+  char *slow[] = {"sh", "-c", "sleep 30 & sleep 30", NULL};
+  double t0 = cl1_now();
+  assert_int_equal(cl1_proc_run(slow, dir, 300, out, sizeof out, &len, &st, &err),
+                   CL1_PROC_TIMEOUT);
+  assert_true(cl1_now() - t0 < 3);
+  assert_int_equal(st, 128 + SIGKILL);
+  int left = -1;
+  for (int i = 0; i < 200 && left != 0; i++) {
+    left = procs_under(dir);
+    if (left) {
+      struct timespec ts = {0, 10 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+    }
+  }
+  assert_int_equal(left, 0);
+  char exe[PATH_MAX];
+  assert_int_equal(cl1_proc_exe_dir(exe, sizeof exe), 0);
+  assert_non_null(strstr(exe, "tests"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_valid_compiles_and_runs),
+      cmocka_unit_test(test_second_compile_is_cached),
+      cmocka_unit_test(test_one_byte_changes_hash),
+      cmocka_unit_test(test_syntax_error),
+      cmocka_unit_test(test_timeout_kills_compiler),
+      cmocka_unit_test(test_output_too_large),
+      cmocka_unit_test(test_many),
+      cmocka_unit_test(test_broken_cache_dir),
+      cmocka_unit_test(test_find_dirs),
+      cmocka_unit_test(test_cuda_compile),
+      cmocka_unit_test(test_proc_run),
+  };
+  return cmocka_run_group_tests(tests, group_setup, NULL);
+}
