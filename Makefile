@@ -15,7 +15,7 @@ NVFLAGS := -O3 -std=c++17 $(GENCODE) -Iinclude -Isrc -Xcompiler -fPIC,-Wall,-Wer
            -DCL1_CUDA_ARCH=$(CUDA_ARCH) -MMD -MP
 CUDA_LD := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 LDLIBS  := -lstdc++ -lcjson -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
-RPATH   := -Wl,-rpath,'$$ORIGIN/deps'
+RPATH   := -Wl,-rpath,'$$ORIGIN/deps:$$ORIGIN/../deps:$$ORIGIN/../../deps'
 
 LIB_C   := $(wildcard src/base/*.c src/task/*.c src/eval/*.c)
 LIB_CU  := $(wildcard src/base/*.cu src/task/*.cu src/eval/*.cu)
@@ -34,7 +34,7 @@ TESTS   := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test gpu-test bench demo clean deps
+.PHONY: all test gpu-test bench demo clean deps bundle
 all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcl1ops_host.so \
      $(BUILD)/libcl1ops_cuda.so $(TESTS) $(GTESTS) $(BENCHES)
 
@@ -97,7 +97,8 @@ bench: all
 # Bundles the non-CUDA shared libraries the binary needs, for machines without our -dev packages.
 bundle: all
 	@mkdir -p $(BUILD)/deps
-	@for l in $$(ldd $(BUILD)/cudal1 | awk '/cjson|seccomp|libelf|libcrypto|libz|libzstd|liblzma|libbz2/ {print $$3}'); do cp -L $$l $(BUILD)/deps/; done
+	@for l in $$(ldd $(BUILD)/cudal1 | awk '/cjson|seccomp|libelf|libcrypto|libz|libzstd|liblzma|libbz2|libcmocka/ {print $$3}') \
+	    $$(ldconfig -p | awk '/libcmocka.so.0 / {print $$4; exit}'); do cp -L $$l $(BUILD)/deps/; done
 
 clean:
 	rm -rf $(BUILD)

@@ -125,14 +125,15 @@ static void driver_version(char *out, size_t n) {
   FILE *f = fopen("/proc/driver/nvidia/version", "r");
   out[0] = 0;
   if (f) {
-    char line[256];
+    char line[512];
+    /* "NVRM version: NVIDIA UNIX [Open ]Kernel Module for x86_64  580.159.04  Release Build ..."
+       the version is the first token that starts with a digit and holds a dot */
     if (fgets(line, sizeof line, f)) {
-      char *k = strstr(line, "Kernel Module");
-      if (k) {
-        k += strlen("Kernel Module");
-        while (*k == ' ' || *k == '\t') k++;
-        sscanf(k, "%63s", out);
-      }
+      for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
+        if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
+          cl1_strcpy(out, n, tok);
+          break;
+        }
     }
     fclose(f);
   }

@@ -11,6 +11,12 @@
 
 #define CL1_GATE_MAX_SOURCE (256 * 1024)
 
+/* Rules: "size" (over CL1_GATE_MAX_SOURCE); "include" (absolute or parent-relative path, or a
+ * computed #include); "constructor" (constructor/destructor/init_priority/ifunc attribute words,
+ * section(...), #pragma init/fini); "token_paste" (## anywhere: it can assemble asm or
+ * constructor); "host_asm" (any asm on the host backend; on CUDA asm outside a function the gate
+ * can show is __device__/__global__-only, or any preprocessor trick that would hide the boundary);
+ * "symbol" (an import off the allowlist). */
 typedef struct {
   char rule[64];    /* machine code: "host_asm", "constructor", "include", "size", "symbol", ... */
   char why[512];    /* human sentence naming the line or symbol */
@@ -22,4 +28,8 @@ int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl
 
 /* 1 if an undefined symbol `name` may be imported by a solution on backend b. */
 int cl1_gate_symbol_allowed(const char *name, cl1_backend b);
+
+/* NULL if allowed; else the category word of the denial ("files", "threads", ...), or "" for a
+ * name that is simply not on the allowlist. */
+const char *cl1_gate_symbol_category(const char *name, cl1_backend b);
 #endif

@@ -429,7 +429,9 @@ static int timing(pass *p, cl1_eval_result *r) {
   for (int i = 0; i < p->n_ref; i++) if (!isnan(p->ref_rt[i])) rov[nr++] = p->ref_rt[i];
   if (nc && nr) {
     double c_over = cl1_median(cov, nc), r_over = cl1_median(rov, nr);
-    if (c_over - r_over > 0.2 + 0.25 * r->cand.median) {
+    /* Generous margins: round trips jitter by tenths of a ms on a loaded host, and an honest
+       kernel must never be flagged; a report cut by a tampered timer shows up as far more. */
+    if (c_over - r_over > 1.0 + 0.5 * r->cand.median) {
       add_flag(r, "timer_mismatch");
       double fixed = r->cand.median + (c_over - r_over);
       r->cand.median = fixed;

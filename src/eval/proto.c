@@ -22,8 +22,14 @@ int cl1_proto_send(int fd, uint32_t type, const char *json, cl1_err *err) {
   size_t len = json ? strlen(json) : 0;
   if (len > CL1_PROTO_MAX) return cl1_err_set(err, "protocol: frame of %zu bytes too large", len);
   uint32_t hdr[3] = {CL1_PROTO_MAGIC, type, (uint32_t)len};
-  if (write_all(fd, hdr, sizeof hdr) || (len && write_all(fd, json, len)))
-    return cl1_err_set(err, "protocol: write failed: %s", strerror(errno));
+  /* One write for the whole frame, so a reader rarely sees half of one. */
+  char stackbuf[4096], *buf = len + 12 <= sizeof stackbuf ? stackbuf : malloc(len + 12);
+  if (!buf) return cl1_err_set(err, "protocol: out of memory");
+  memcpy(buf, hdr, 12);
+  if (len) memcpy(buf + 12, json, len);
+  int rc = write_all(fd, buf, len + 12);
+  if (buf != stackbuf) free(buf);
+  if (rc) return cl1_err_set(err, "protocol: write failed: %s", strerror(errno));
   return 0;
 }
 
@@ -58,6 +64,12 @@ int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err 
   size_t got;
   int rc = read_exact(fd, hdr, sizeof hdr, deadline, &got);
   if (rc == -2 && got == 0) return -2;
+  if (rc == -2) { /* a header already begun: give the rest the payload's grace period */
+    size_t more = 0;
+    rc = read_exact(fd, (char *)hdr + got, sizeof hdr - got, cl1_now() * 1e3 + CL1_PROTO_PAYLOAD_MS,
+                    &more);
+    got += more;
+  }
   if (rc == -2) return cl1_err_set(err, "protocol: truncated frame header (%zu of 12 bytes)", got);
   if (rc) {
     if (got == 0) return cl1_err_set(err, "protocol: peer closed the pipe");
@@ -69,11 +81,14 @@ int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err 
     return cl1_err_set(err, "protocol: frame length %u over the limit %u", hdr[2], CL1_PROTO_MAX);
   char *buf = malloc((size_t)hdr[2] + 1);
   if (!buf) return cl1_err_set(err, "protocol: out of memory");
-  rc = read_exact(fd, buf, hdr[2], deadline, &got);
+  /* Once a header is in, the rest of the frame gets its own grace period: returning a timeout
+     here would lose the frame boundary for the next read. */
+  double grace = cl1_now() * 1e3 + CL1_PROTO_PAYLOAD_MS;
+  rc = read_exact(fd, buf, hdr[2], deadline > grace ? deadline : grace, &got);
   if (rc) {
     free(buf);
-    if (rc == -2) return -2;
-    return cl1_err_set(err, "protocol: truncated frame (%zu of %u payload bytes)", got, hdr[2]);
+    return cl1_err_set(err, "protocol: truncated frame (%zu of %u payload bytes)%s", got, hdr[2],
+                       rc == -2 ? ", the rest never came" : "");
   }
   buf[hdr[2]] = 0;
   if (memchr(buf, 0, hdr[2])) {

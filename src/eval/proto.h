@@ -11,6 +11,7 @@
 
 #define CL1_PROTO_MAGIC 0x46314C43u /* "CL1F" little-endian */
 #define CL1_PROTO_MAX (1u << 20)
+#define CL1_PROTO_PAYLOAD_MS 10000 /* a frame's payload must follow its header within this */
 
 enum {
   /* judge -> worker */
@@ -24,6 +25,7 @@ enum {
 int cl1_proto_send(int fd, uint32_t type, const char *json, cl1_err *err);
 
 /* Reads one frame, waiting at most timeout_ms (< 0: forever). Returns 0 and a malloc'd,
- * NUL-terminated payload in *json; -1 on EOF/garbage/truncation (err says which); -2 on timeout. */
+ * NUL-terminated payload in *json; -1 on EOF/garbage/truncation (err says which); -2 on timeout
+ * before a header arrived (a frame already begun is always read to its end or reported truncated). */
 int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err *err);
 #endif

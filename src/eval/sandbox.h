@@ -21,6 +21,10 @@ typedef struct {
 
 int cl1_sandbox_enter(const cl1_sandbox_opts *o, cl1_err *err);
 
+/* Landlock ABI version the kernel offers (0: none; then file writes outside the temp dir are
+ * refused by seccomp's open() rules only, and O_RDWR of an existing file is not). */
+int cl1_sandbox_landlock_abi(void);
+
 /* Number of threads in this process (/proc/self/task), -1 on error. */
 int cl1_sandbox_thread_count(void);
 #endif

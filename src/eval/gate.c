@@ -1,0 +1,860 @@
+/* gate.c — the gate's source rules (gate.h): size, #include paths, load-time code (constructor,
+ * destructor, section, ifunc, init_priority, #pragma init/fini), token pasting, and inline asm
+ * outside device functions.
+ *
+ * The check is a careful lexer, not a compiler, so it is built to err on the side of rejecting:
+ * where the compiler could read the text in more than one way (trigraphs on or off, backslash +
+ * spaces + newline spliced or not, raw strings and digit separators on or off) every reading is
+ * checked and any rejection counts. Preprocessor tricks that would let code the gate thinks is
+ * device code compile for the host are refused only when the source uses asm at all: macros with
+ * unbalanced braces, #if groups with unbalanced braces, redefining __device__/__global__/__host__,
+ * declarations built from macros the gate cannot expand. Token pasting (##) is refused outright:
+ * it can assemble `asm` or `constructor` from harmless pieces. */
+#include "gate.h"
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { LX_TRIGRAPHS = 1, LX_WS_SPLICE = 2, LX_CXX = 4 };
+
+/* raw: the text after trigraphs and line splices; c: the same with comments blanked, literals
+ * reduced to `"  "`, digraph braces mapped; line: the source line of each byte. */
+typedef struct { char *raw, *c; int *line; size_t n; } lexed;
+
+typedef struct { int off, len, line, dir; char kind; } tok;   /* kind: i(dent) n(um) "(lit) p */
+
+typedef struct {
+  int name;          /* token index of the name */
+  int body, end;     /* body token range [body, end) */
+  bool fnlike, in_cond, is_asm;
+} macro;
+
+typedef struct {
+  lexed L;
+  tok *t; int nt;
+  int *dir_tok;      /* first token of each directive */
+  int ndir;
+  macro *m; int nm;
+  char pending[512]; /* a structural problem, reported only if the source uses asm */
+  cl1_backend b;
+} unit;
+
+static bool idch(unsigned char ch) { return isalnum(ch) || ch == '_' || ch == '$' || ch >= 0x80; }
+static bool idstart(unsigned char ch) { return isalpha(ch) || ch == '_' || ch == '$' || ch >= 0x80; }
+
+static char trigraph(char ch) {
+  switch (ch) {
+  case '=': return '#'; case '/': return '\\'; case '\'': return '^'; case '(': return '[';
+  case ')': return ']'; case '!': return '|'; case '<': return '{'; case '>': return '}';
+  case '-': return '~'; default: return 0;
+  }
+}
+
+/* Translation phases 1-2: CR/CRLF to LF, trigraphs (if on), backslash-newline splices. */
+static void phase12(const char *s, size_t n, int flags, lexed *L) {
+  size_t o = 0;
+  int line = 1;
+  for (size_t i = 0; i < n;) {
+    char ch = s[i];
+    size_t adv = 1;
+    if (ch == '\r') {
+      ch = '\n';
+      if (i + 1 < n && s[i + 1] == '\n') adv = 2;
+    } else if ((flags & LX_TRIGRAPHS) && ch == '?' && i + 2 < n && s[i + 1] == '?' &&
+               trigraph(s[i + 2])) {
+      ch = trigraph(s[i + 2]);
+      adv = 3;
+    }
+    if (ch == '\\') {
+      size_t j = i + adv;
+      if (flags & LX_WS_SPLICE)
+        while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\f' || s[j] == '\v')) j++;
+      if (j < n && (s[j] == '\n' || s[j] == '\r')) {
+        j += (s[j] == '\r' && j + 1 < n && s[j + 1] == '\n') ? 2 : 1;
+        line++;
+        i = j;
+        continue;
+      }
+    }
+    if (ch == 0) ch = ' ';
+    L->raw[o] = ch;
+    L->line[o] = line;
+    o++;
+    if (ch == '\n') line++;
+    i += adv;
+  }
+  L->n = o;
+}
+
+static void blank(char *c, size_t a, size_t b) {
+  for (size_t k = a; k < b; k++) c[k] = ' ';
+}
+
+static bool word_is(const char *p, size_t len, const char *w) {
+  return strlen(w) == len && !memcmp(p, w, len);
+}
+
+/* Length of a string/char literal starting at prefix p with quote q, or 0 when unterminated on
+ * its line (the quote is then a stray character and lexing goes on: that shows the checker more
+ * code, never less). */
+static size_t literal_end(const lexed *L, size_t q, bool raw) {
+  const char *r = L->raw;
+  size_t n = L->n;
+  if (raw) {
+    size_t d = q + 1;
+    while (d < n && d - q - 1 <= 16 && r[d] != '(' &&
+           !strchr(" )\\\t\v\f\n\"", r[d]))
+      d++;
+    if (d < n && r[d] == '(') {
+      size_t dl = d - q - 1;
+      for (size_t j = d + 1; j + dl + 1 < n + 1 && j < n; j++)
+        if (r[j] == ')' && j + dl + 1 < n && !memcmp(r + j + 1, r + q + 1, dl) &&
+            r[j + dl + 1] == '"')
+          return j + dl + 2;
+      return n;  /* unterminated raw string: a compile error */
+    }
+  }
+  for (size_t j = q + 1; j < n; j++) {
+    if (r[j] == '\\') { j++; continue; }
+    if (r[j] == '\n') return 0;
+    if (r[j] == r[q]) return j + 1;
+  }
+  return 0;
+}
+
+static bool literal_prefix(const char *p, size_t len, char quote, int flags, bool *raw) {
+  *raw = false;
+  if (word_is(p, len, "L") || word_is(p, len, "u") || word_is(p, len, "U") ||
+      word_is(p, len, "u8"))
+    return true;
+  if (quote == '"' && (flags & LX_CXX) &&
+      (word_is(p, len, "R") || word_is(p, len, "LR") || word_is(p, len, "uR") ||
+       word_is(p, len, "UR") || word_is(p, len, "u8R"))) {
+    *raw = true;
+    return true;
+  }
+  return false;
+}
+
+static bool include_word(const char *p, size_t len) {
+  return word_is(p, len, "include") || word_is(p, len, "include_next") ||
+         word_is(p, len, "import") || word_is(p, len, "embed");
+}
+
+/* Phase 3: comments, literals, header names, numbers, digraphs. */
+static void phase3(lexed *L, int flags) {
+  const char *r = L->raw;
+  char *c = L->c;
+  size_t n = L->n, i = 0;
+  memcpy(c, r, n);
+  bool bol = true;
+  int dir = 0; /* 1: after a line-initial '#'; 2: expecting a header name */
+  while (i < n) {
+    unsigned char ch = (unsigned char)r[i];
+    if (ch == '\n') { bol = true; dir = 0; i++; continue; }
+    if (ch == ' ' || ch == '\t' || ch == '\f' || ch == '\v') { c[i++] = ' '; continue; }
+    if (ch == '/' && i + 1 < n && r[i + 1] == '/') {
+      while (i < n && r[i] != '\n') c[i++] = ' ';
+      continue;
+    }
+    if (ch == '/' && i + 1 < n && r[i + 1] == '*') {
+      size_t j = i + 2;
+      while (j + 1 < n && !(r[j] == '*' && r[j + 1] == '/')) j++;
+      j = j + 1 < n ? j + 2 : n;
+      if (memchr(r + i, '\n', j - i)) bol = false;
+      blank(c, i, j);
+      i = j;
+      continue;
+    }
+    if (dir == 2 && (ch == '<' || ch == '"')) {
+      char close = ch == '<' ? '>' : '"';
+      size_t j = i + 1;
+      while (j < n && r[j] != close && r[j] != '\n') j++;
+      if (j < n && r[j] == close) blank(c, i + 1, j), i = j + 1;
+      else i++;
+      dir = 0;
+      bol = false;
+      continue;
+    }
+    bool was_bol = bol;
+    bol = false;
+    if (ch == '%' && i + 3 < n && r[i + 1] == ':' && r[i + 2] == '%' && r[i + 3] == ':') {
+      memcpy(c + i, "##  ", 4);
+      i += 4;
+      dir = 0;
+      continue;
+    }
+    if (ch == '#' || (ch == '%' && i + 1 < n && r[i + 1] == ':')) {
+      if (ch == '%') c[i] = '#', c[i + 1] = ' ', i += 2;
+      else i++;
+      dir = was_bol ? 1 : 0;
+      continue;
+    }
+    if (ch == '<' && i + 1 < n && r[i + 1] == '%') { c[i] = '{'; c[i + 1] = ' '; i += 2; dir = 0; continue; }
+    if (ch == '%' && i + 1 < n && r[i + 1] == '>') { c[i] = '}'; c[i + 1] = ' '; i += 2; dir = 0; continue; }
+    if (idstart(ch) || (ch == '\\' && i + 1 < n && (r[i + 1] == 'u' || r[i + 1] == 'U'))) {
+      size_t j = i;
+      while (j < n && (idch((unsigned char)r[j]) ||
+                       (r[j] == '\\' && j + 1 < n && (r[j + 1] == 'u' || r[j + 1] == 'U'))))
+        j += r[j] == '\\' ? 2 : 1;
+      bool raw;
+      if (j < n && (r[j] == '"' || r[j] == '\'') && literal_prefix(r + i, j - i, r[j], flags, &raw)) {
+        size_t e = literal_end(L, j, raw);
+        if (e) {
+          blank(c, i, e);
+          c[i] = '"';
+          c[e - 1] = '"';
+          i = e;
+        } else {
+          i = j + 1;
+        }
+        dir = 0;
+        continue;
+      }
+      dir = dir == 1 && include_word(r + i, j - i) ? 2 : 0;
+      i = j;
+      continue;
+    }
+    if (isdigit(ch) || (ch == '.' && i + 1 < n && isdigit((unsigned char)r[i + 1]))) {
+      size_t j = i + 1;
+      for (;;) {
+        if (j < n && (r[j] == '+' || r[j] == '-') && strchr("eEpP", r[j - 1])) { j++; continue; }
+        if (j < n && (idch((unsigned char)r[j]) || r[j] == '.')) { j++; continue; }
+        if ((flags & LX_CXX) && j + 1 < n && r[j] == '\'' && idch((unsigned char)r[j + 1])) {
+          j += 2;
+          continue;
+        }
+        break;
+      }
+      i = j;
+      dir = 0;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') {
+      size_t e = literal_end(L, i, false);
+      if (e) {
+        blank(c, i, e);
+        c[i] = '"';
+        c[e - 1] = '"';
+        i = e;
+      } else {
+        i++;
+      }
+      dir = 0;
+      continue;
+    }
+    i++;
+    dir = 0;
+  }
+}
+
+static int push_tok(unit *u, int *cap, tok t) {
+  if (u->nt == *cap) {
+    int nc = *cap ? 2 * *cap : 1024;
+    tok *p = realloc(u->t, sizeof(tok) * (size_t)nc);
+    if (!p) return -1;
+    u->t = p;
+    *cap = nc;
+  }
+  u->t[u->nt++] = t;
+  return 0;
+}
+
+/* Tokens of the cleaned text; tokens of a directive line carry its index in `dir`. */
+static int tokenize(unit *u) {
+  const char *c = u->L.c;
+  size_t n = u->L.n, i = 0;
+  int cap = 0, dcap = 0, cur_dir = -1;
+  bool bol = true;
+  while (i < n) {
+    unsigned char ch = (unsigned char)c[i];
+    if (ch == '\n') { bol = true; cur_dir = -1; i++; continue; }
+    if (ch == ' ') { i++; continue; }
+    tok t = {.off = (int)i, .line = u->L.line[i], .dir = -1, .kind = 'p', .len = 1};
+    if (bol && ch == '#') {
+      if (u->ndir == dcap) {
+        dcap = dcap ? 2 * dcap : 64;
+        int *p = realloc(u->dir_tok, sizeof(int) * (size_t)dcap);
+        if (!p) return -1;
+        u->dir_tok = p;
+      }
+      u->dir_tok[u->ndir] = u->nt;
+      cur_dir = u->ndir++;
+    }
+    bol = false;
+    t.dir = cur_dir;
+    if (idstart(ch) || ch == '\\') {
+      size_t j = i + 1;
+      while (j < n && (idch((unsigned char)c[j]) || c[j] == '\\')) j++;
+      t.kind = 'i';
+      t.len = (int)(j - i);
+    } else if (isdigit(ch) || (ch == '.' && i + 1 < n && isdigit((unsigned char)c[i + 1]))) {
+      size_t j = i + 1;
+      while (j < n && (idch((unsigned char)c[j]) || c[j] == '.' || c[j] == '\'' ||
+                       ((c[j] == '+' || c[j] == '-') && strchr("eEpP", c[j - 1]))))
+        j++;
+      t.kind = 'n';
+      t.len = (int)(j - i);
+    } else if (ch == '"') {
+      size_t j = i + 1;
+      while (j < n && c[j] != '"') j++;
+      t.kind = '"';
+      t.len = (int)(j < n ? j + 1 - i : j - i);
+    } else if (ch == '#' && i + 1 < n && c[i + 1] == '#') {
+      t.len = 2;
+    }
+    if (push_tok(u, &cap, t)) return -1;
+    i += (size_t)t.len;
+  }
+  return 0;
+}
+
+static bool tis(const unit *u, int k, const char *w) {
+  return k >= 0 && k < u->nt && word_is(u->L.c + u->t[k].off, (size_t)u->t[k].len, w);
+}
+static bool tpunct(const unit *u, int k, char p) {
+  return k >= 0 && k < u->nt && u->t[k].kind == 'p' && u->t[k].len == 1 && u->L.c[u->t[k].off] == p;
+}
+static bool teq(const unit *u, int a, int b) {
+  return u->t[a].len == u->t[b].len &&
+         !memcmp(u->L.c + u->t[a].off, u->L.c + u->t[b].off, (size_t)u->t[a].len);
+}
+static bool asm_word(const unit *u, int k) {
+  return u->t[k].kind == 'i' && (tis(u, k, "asm") || tis(u, k, "__asm") || tis(u, k, "__asm__"));
+}
+
+static int reject(cl1_gate_verdict *v, const char *rule, int line, const char *fmt, const char *a) {
+  snprintf(v->rule, sizeof v->rule, "%s", rule);
+  char msg[400];
+  snprintf(msg, sizeof msg, fmt, a ? a : "");
+  snprintf(v->why, sizeof v->why, "line %d: %s", line, msg);
+  return 1;
+}
+
+static void tok_text(const unit *u, int k, char *out, size_t cap) {
+  snprintf(out, cap, "%.*s", u->t[k].len, u->L.c + u->t[k].off);
+}
+
+static void set_pending(unit *u, int line, const char *fmt, const char *a) {
+  if (u->pending[0]) return;
+  char msg[400];
+  snprintf(msg, sizeof msg, fmt, a);
+  snprintf(u->pending, sizeof u->pending, "line %d: %s", line, msg);
+}
+
+/* The directive's end: one past its last token. */
+static int dir_end(const unit *u, int d) {
+  int k = u->dir_tok[d];
+  while (k < u->nt && u->t[k].dir == d) k++;
+  return k;
+}
+
+static bool reserved_name(const unit *u, int k) {
+  static const char *names[] = {"__global__", "__device__", "__host__", "asm", "__asm", "__asm__",
+                                "struct", "class", "union", "namespace", "extern", "template",
+                                "typename", "operator", NULL};
+  for (int i = 0; names[i]; i++)
+    if (tis(u, k, names[i])) return true;
+  return false;
+}
+
+/* Pass 1: #include, #pragma, ##, macros. Returns 1 on a rejection. */
+static int directives(unit *u, cl1_gate_verdict *v) {
+  int cond = 0, mcap = 0;
+  for (int k = 0; k < u->nt; k++)
+    if (u->t[k].len == 2 && u->L.c[u->t[k].off] == '#')
+      return reject(v, "token_paste", u->t[k].line,
+                    "token pasting (##) is not allowed: it can assemble names (asm, "
+                    "constructor) that the gate cannot see%s", NULL);
+  for (int d = 0; d < u->ndir; d++) {
+    int k = u->dir_tok[d] + 1, e = dir_end(u, d), line = u->t[k - 1].line;
+    if (k >= e || u->t[k].kind != 'i') continue;
+    char name[32];
+    tok_text(u, k, name, sizeof name);
+    if (include_word(u->L.c + u->t[k].off, (size_t)u->t[k].len)) {
+      size_t p = (size_t)u->t[k].off + (size_t)u->t[k].len;
+      while (p < u->L.n && u->L.c[p] == ' ') p++;
+      char open = p < u->L.n ? u->L.c[p] : 0, close = open == '<' ? '>' : '"';
+      if (open != '<' && open != '"')
+        return reject(v, "include", line,
+                      "#%s must name a header in <...> or \"...\" (computed names are not "
+                      "allowed)", name);
+      size_t q = p + 1;
+      while (q < u->L.n && u->L.c[q] != close && u->L.c[q] != '\n') q++;
+      char hdr[300];
+      snprintf(hdr, sizeof hdr, "%.*s", (int)(q - p - 1 < 290 ? q - p - 1 : 290), u->L.raw + p + 1);
+      if (hdr[0] == '/' || strstr(hdr, ".."))
+        return reject(v, "include", line,
+                      "#include of '%s': absolute and parent-relative paths are not allowed", hdr);
+    } else if (!strcmp(name, "pragma")) {
+      for (int j = k + 1; j < e; j++)
+        if (tis(u, j, "init") || tis(u, j, "fini"))
+          return reject(v, "constructor", line,
+                        "#pragma init/fini runs code when the library loads%s", NULL);
+    } else if (!strcmp(name, "if") || !strcmp(name, "ifdef") || !strcmp(name, "ifndef")) {
+      cond++;
+    } else if (!strcmp(name, "endif")) {
+      if (cond > 0) cond--;
+    } else if (!strcmp(name, "define") || !strcmp(name, "undef")) {
+      if (k + 1 >= e || u->t[k + 1].kind != 'i') continue;
+      char mname[64];
+      tok_text(u, k + 1, mname, sizeof mname);
+      if (reserved_name(u, k + 1))
+        set_pending(u, line, "#define/#undef of '%s' changes what the asm check sees", mname);
+      if (!strcmp(name, "undef")) continue;
+      if (u->nm == mcap) {
+        mcap = mcap ? 2 * mcap : 64;
+        macro *p = realloc(u->m, sizeof(macro) * (size_t)mcap);
+        if (!p) return -1;
+        u->m = p;
+      }
+      macro m = {.name = k + 1, .body = k + 2, .end = e, .in_cond = cond > 0};
+      if (k + 2 < e && tpunct(u, k + 2, '(') && u->t[k + 2].off == u->t[k + 1].off + u->t[k + 1].len) {
+        m.fnlike = true;
+        int j = k + 3;
+        while (j < e && !tpunct(u, j, ')')) j++;
+        m.body = j < e ? j + 1 : e;
+      }
+      int depth = 0;
+      bool bad = false;
+      for (int j = m.body; j < e; j++) {
+        if (tpunct(u, j, '{')) depth++;
+        if (tpunct(u, j, '}') && --depth < 0) bad = true;
+      }
+      if (bad || depth)
+        set_pending(u, line, "macro '%s' has unbalanced braces, which hides function "
+                    "boundaries from the asm check", mname);
+      u->m[u->nm++] = m;
+    }
+  }
+  /* a macro is an asm macro if its body names asm or another asm macro */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = 0; i < u->nm; i++) {
+      if (u->m[i].is_asm) continue;
+      for (int j = u->m[i].body; j < u->m[i].end && !u->m[i].is_asm; j++) {
+        if (asm_word(u, j)) u->m[i].is_asm = true;
+        for (int q = 0; q < u->nm && !u->m[i].is_asm; q++)
+          if (u->m[q].is_asm && u->t[j].kind == 'i' && teq(u, j, u->m[q].name)) u->m[i].is_asm = true;
+      }
+      changed |= u->m[i].is_asm;
+    }
+  }
+  /* load-time code: constructor-like attribute words anywhere, section(...) */
+  static const char *ctor[] = {"constructor", "__constructor__", "destructor", "__destructor__",
+                               "init_priority", "__init_priority__", "ifunc", "__ifunc__", NULL};
+  for (int k = 0; k < u->nt; k++) {
+    if (u->t[k].kind != 'i') continue;
+    for (int i = 0; ctor[i]; i++)
+      if (tis(u, k, ctor[i]))
+        return reject(v, "constructor", u->t[k].line,
+                      "'%s' (code that runs when the library loads or unloads) is not allowed",
+                      ctor[i]);
+    if ((tis(u, k, "section") || tis(u, k, "__section__")) && tpunct(u, k + 1, '('))
+      return reject(v, "constructor", u->t[k].line,
+                    "section(...) attributes are not allowed (they can place code in load-time "
+                    "or executable sections)%s", NULL);
+    if (tis(u, k, "_Pragma") && tpunct(u, k + 1, '(') && k + 2 < u->nt && u->t[k + 2].kind == '"') {
+      char body[256];
+      snprintf(body, sizeof body, "%.*s", u->t[k + 2].len, u->L.raw + u->t[k + 2].off);
+      if (strstr(body, "init") || strstr(body, "fini"))
+        return reject(v, "constructor", u->t[k].line,
+                      "_Pragma with init/fini runs code when the library loads%s", NULL);
+    }
+  }
+  return 0;
+}
+
+/* ---- pass 2: where asm may appear (CUDA) ---- */
+
+enum { SC_NS, SC_CLASS, SC_HOST, SC_DEV };
+typedef struct { int kind; char name[64]; char why[200]; } scope;
+typedef struct { int tok, kind; char name[64], why[200]; } asm_use;
+
+/* The macro that token k's name denotes at offset pos: -2 none, -1 one the gate will not expand
+ * (function-like, defined more than once, #undef'd, or defined inside an #if group), else index. */
+static int macro_at(const unit *u, int k, int pos) {
+  int found = -2, defs = 0;
+  bool undef = false;
+  for (int i = 0; i < u->nm; i++)
+    if (teq(u, k, u->m[i].name)) {
+      defs++;
+      if (u->t[u->m[i].name].off < pos) found = i;
+    }
+  for (int d = 0; d < u->ndir && !undef; d++) {
+    int j = u->dir_tok[d] + 1;
+    if (tis(u, j, "undef") && j + 1 < u->nt && u->t[j + 1].dir == d && teq(u, k, j + 1)) undef = true;
+  }
+  if (found == -2) return undef ? -1 : -2;
+  if (defs > 1 || undef || u->m[found].fnlike || u->m[found].in_cond) return -1;
+  return found;
+}
+
+/* Expands object-like macros of a head (as cpp would at offset pos); false, with *bad naming the
+ * token, when it cannot. */
+static bool expand(const unit *u, int k, int pos, int *out, int *n, int cap, int *guard, int ng,
+                   int *bad) {
+  if (u->t[k].kind == 'i') {
+    int m = macro_at(u, k, pos);
+    if (m == -1) { *bad = k; return false; }
+    if (m >= 0) {
+      for (int g = 0; g < ng; g++)
+        if (guard[g] == m) goto plain;  /* self-reference stays a plain name, as in cpp */
+      if (ng >= 16) { *bad = k; return false; }
+      guard[ng] = m;
+      for (int j = u->m[m].body; j < u->m[m].end; j++)
+        if (!expand(u, j, pos, out, n, cap, guard, ng + 1, bad)) return false;
+      return true;
+    }
+  }
+plain:
+  if (*n >= cap) { *bad = k; return false; }
+  out[(*n)++] = k;
+  return true;
+}
+
+static bool in_list(const unit *u, int k, const char *const *list) {
+  for (int i = 0; list[i]; i++)
+    if (tis(u, k, list[i])) return true;
+  return false;
+}
+
+static bool all_caps(const char *s, int len) {
+  bool upper = false;
+  for (int i = 0; i < len; i++) {
+    if (islower((unsigned char)s[i])) return false;
+    if (isupper((unsigned char)s[i])) upper = true;
+  }
+  return upper && len >= 2;
+}
+
+static bool contains_host(const char *s, int len) {
+  for (int i = 0; i + 4 <= len; i++)
+    if (!strncasecmp(s + i, "host", 4)) return true;
+  return false;
+}
+
+/* Classifies the head of a `{` at namespace or class scope: namespace, class, device function
+ * or (anything else, including all doubt) host code. */
+static void classify(const unit *u, const int *h, int nh, const char *doubt, scope *s) {
+  static const char *attr_words[] = {"__attribute__", "__attribute", "__align__", "alignas",
+                                     "__declspec", "__launch_bounds__", "__cluster_dims__",
+                                     "__maxnreg__", NULL};
+  static const char *dev_words[] = {"__device__", "__global__", "__forceinline__", "__noinline__",
+                                    "__inline__", "__inline", "__restrict__", "__restrict",
+                                    "__grid_constant__", "__int128", "_Bool", "__half", "__half2",
+                                    "__nv_bfloat16", "__nv_bfloat162", NULL};
+  int E[4096], ne = 0, guard[16], bad = -1;
+  memset(s, 0, sizeof *s);
+  s->kind = SC_HOST;
+  snprintf(s->name, sizeof s->name, "?");
+  for (int i = 0; i < nh; i++)
+    if (!expand(u, h[i], u->t[h[i]].off, E, &ne, 4096, guard, 0, &bad)) {
+      char m[64];
+      tok_text(u, bad, m, sizeof m);
+      snprintf(s->why, sizeof s->why, "its declaration uses macro '%s', which the gate does not "
+               "expand", m);
+      return;
+    }
+  /* strip `template <...>` and attribute groups, remembering template parameter names */
+  int A[4096], na = 0, tmpl[64], nt = 0, i = 0;
+  if (ne > 1 && tis(u, E[0], "template") && tpunct(u, E[1], '<')) {
+    int depth = 0;
+    for (i = 1; i < ne; i++) {
+      if (tpunct(u, E[i], '<')) depth++;
+      else if (tpunct(u, E[i], '>') && --depth == 0) { i++; break; }
+      else if (u->t[E[i]].kind == 'i' && nt < 64) tmpl[nt++] = E[i];
+    }
+  }
+  for (; i < ne; i++) {
+    if (in_list(u, E[i], attr_words) && i + 1 < ne && tpunct(u, E[i + 1], '(')) {
+      int depth = 0;
+      for (i = i + 1; i < ne; i++) {
+        if (tpunct(u, E[i], '(')) depth++;
+        if (tpunct(u, E[i], ')') && --depth == 0) break;
+      }
+      continue;
+    }
+    if (tpunct(u, E[i], '[') && i + 1 < ne && tpunct(u, E[i + 1], '[')) {
+      while (i + 1 < ne && !(tpunct(u, E[i], ']') && tpunct(u, E[i + 1], ']'))) i++;
+      i++;
+      continue;
+    }
+    A[na++] = E[i];
+  }
+  int paren = -1;
+  bool has_eq = false, has_class = false, has_host = false, has_dev = false, has_sep = false;
+  for (int j = 0; j < na; j++) {
+    if (tpunct(u, A[j], '(') && paren < 0) paren = j;
+    if (tpunct(u, A[j], '=')) has_eq = true;
+    if (tpunct(u, A[j], ';') || tpunct(u, A[j], '{') || tpunct(u, A[j], '}')) has_sep = true;
+    if (tis(u, A[j], "struct") || tis(u, A[j], "class") || tis(u, A[j], "union")) has_class = true;
+    if (tis(u, A[j], "__host__")) has_host = true;
+    if (paren < 0 && (tis(u, A[j], "__device__") || tis(u, A[j], "__global__"))) has_dev = true;
+  }
+  if (paren > 0 && u->t[A[paren - 1]].kind == 'i') tok_text(u, A[paren - 1], s->name, sizeof s->name);
+  if (doubt) {
+    snprintf(s->why, sizeof s->why, "%s", doubt);
+    return;
+  }
+  if (has_sep) return;
+  /* namespace / extern "C" blocks */
+  int j = 0;
+  if (j < na && tis(u, A[j], "inline")) j++;
+  if (j < na && tis(u, A[j], "namespace")) {
+    for (j++; j < na; j++)
+      if (!(u->t[A[j]].kind == 'i' || tpunct(u, A[j], ':'))) break;
+    if (j == na) { s->kind = SC_NS; return; }
+  }
+  if (na == 2 && tis(u, A[0], "extern") && u->t[A[1]].kind == '"') { s->kind = SC_NS; return; }
+  if (has_class && paren < 0 && !has_eq) {
+    s->kind = SC_CLASS;
+    return;
+  }
+  if (!has_dev || has_host || has_eq || paren < 0) {
+    if (has_host && has_dev)
+      snprintf(s->why, sizeof s->why, "__host__ __device__ functions are compiled for the host too");
+    return;
+  }
+  for (j = 0; j < paren; j++) {
+    const tok *t = &u->t[A[j]];
+    const char *p = u->L.c + t->off;
+    if (t->kind != 'i' || in_list(u, A[j], dev_words)) continue;
+    bool is_tmpl = false;
+    for (int q = 0; q < nt; q++) is_tmpl |= teq(u, tmpl[q], A[j]);
+    if (is_tmpl) continue;
+    if (p[0] == '_' && strncmp(p, "__nv_", 5)) {
+      snprintf(s->why, sizeof s->why, "'%.*s' in its declaration may be a macro the gate cannot "
+               "see", t->len, p);
+      return;
+    }
+    if (contains_host(p, t->len) || (all_caps(p, t->len) && j < paren - 1)) {
+      snprintf(s->why, sizeof s->why, "'%.*s' in its declaration may be a macro the gate cannot "
+               "see", t->len, p);
+      return;
+    }
+  }
+  s->kind = SC_DEV;
+}
+
+static int find_asm_macro(const unit *u, int k) {
+  if (u->t[k].kind != 'i') return 0;
+  for (int i = 0; i < u->nm; i++)
+    if (u->m[i].is_asm && teq(u, k, u->m[i].name)) return 1;
+  return 0;
+}
+
+static bool cond_dir(const unit *u, int d, bool *open, bool *close) {
+  int k = u->dir_tok[d] + 1;
+  *open = tis(u, k, "if") || tis(u, k, "ifdef") || tis(u, k, "ifndef");
+  *close = tis(u, k, "endif");
+  return *open || *close || tis(u, k, "elif") || tis(u, k, "else") || tis(u, k, "elifdef") ||
+         tis(u, k, "elifndef");
+}
+
+static int check_asm_cuda(unit *u, cl1_gate_verdict *v) {
+  enum { MAXD = 512, MAXC = 256 };
+  scope *st = calloc(MAXD, sizeof(scope));
+  int *head = malloc(sizeof(int) * 4096), *cond = malloc(sizeof(int) * MAXC);
+  asm_use *uses = NULL;
+  char (*hostnames)[64] = NULL;
+  int *gstack = malloc(sizeof(int) * MAXC), *gparent = malloc(sizeof(int) * (size_t)(u->ndir + 2));
+  int nuse = 0, ucap = 0, nhost = 0, hcap = 0, depth = 0, nh = 0, nc = 0, rc = 0;
+  /* #if group instances (0: outside any #if). A head is trusted only if the `;{}` before it is
+     compiled whenever the head is, i.e. sits in the head's group or an enclosing one; otherwise
+     the compiler may see an earlier head continue into this one. */
+  int gid = 0, gnext = 0, reset_gid = 0, head_gid = 0;
+  bool dir_in_head = false;
+  if (!st || !head || !cond || !gstack || !gparent) { rc = -1; goto out; }
+  gparent[0] = 0;
+  st[0].kind = SC_NS;
+  for (int k = 0; k < u->nt; k++) {
+    const tok *t = &u->t[k];
+    if (t->dir >= 0) {
+      bool open, close;
+      if (cond_dir(u, t->dir, &open, &close)) {
+        if (!open && nc > 0 && cond[nc - 1] != depth)
+          set_pending(u, t->line, "braces do not balance inside an #if/#else/#endif group%s", "");
+        if (close) {
+          if (nc > 0) gid = gstack[--nc];
+        } else if (open) {
+          if (nc < MAXC) gstack[nc] = gid, cond[nc++] = depth;
+          gparent[++gnext] = gid;
+          gid = gnext;
+        } else {
+          gparent[++gnext] = gparent[gid];
+          gid = gnext;
+        }
+      }
+      if (nh > 0) dir_in_head = true;
+      k = dir_end(u, t->dir) - 1;
+      continue;
+    }
+    if (asm_word(u, k) || find_asm_macro(u, k)) {
+      if (nuse == ucap) {
+        ucap = ucap ? 2 * ucap : 16;
+        asm_use *p = realloc(uses, sizeof(asm_use) * (size_t)ucap);
+        if (!p) { rc = -1; goto out; }
+        uses = p;
+      }
+      asm_use a = {.tok = k, .kind = st[depth].kind};
+      memcpy(a.name, st[depth].name, sizeof a.name);
+      memcpy(a.why, st[depth].why, sizeof a.why);
+      uses[nuse++] = a;
+    }
+    bool lb = tpunct(u, k, '{'), rb = tpunct(u, k, '}'), semi = tpunct(u, k, ';');
+    if (!lb && !rb && !semi) {
+      if (nh == 0) head_gid = gid;
+      if (nh < 4096) head[nh++] = k;
+      else dir_in_head = true;  /* an absurd head: treat as doubtful */
+      continue;
+    }
+    int kind = st[depth].kind;
+    scope s;
+    memset(&s, 0, sizeof s);
+    if (kind == SC_NS || kind == SC_CLASS) {
+      bool enclosed = false;
+      for (int g = head_gid;; g = gparent[g]) {
+        if (g == reset_gid) { enclosed = true; break; }
+        if (g == 0) break;
+      }
+      classify(u, head, nh,
+               dir_in_head ? "a preprocessor directive sits inside its declaration"
+               : nh > 0 && !enclosed ? "an #if/#else boundary may join it to the declaration before"
+                                     : NULL, &s);
+      if (s.kind != SC_DEV && strcmp(s.name, "?") && (lb || semi)) {
+        if (nhost == hcap) {
+          hcap = hcap ? 2 * hcap : 32;
+          void *p = realloc(hostnames, 64 * (size_t)hcap);
+          if (!p) { rc = -1; goto out; }
+          hostnames = p;
+        }
+        memcpy(hostnames[nhost++], s.name, 64);
+      }
+    } else {
+      s = st[depth];
+      for (int i = 0; i < nh; i++)
+        if (tis(u, head[i], "__host__")) s.kind = SC_HOST;
+    }
+    if (lb) {
+      if (depth + 1 >= MAXD) {
+        set_pending(u, t->line, "braces nest too deeply for the asm check%s", "");
+        depth = MAXD - 2;
+      }
+      st[++depth] = s;
+    } else if (rb) {
+      if (depth == 0) set_pending(u, t->line, "unbalanced '}'%s", "");
+      else depth--;
+      if (nc > 0 && depth < cond[nc - 1])
+        set_pending(u, t->line, "braces do not balance inside an #if/#else/#endif group%s", "");
+    }
+    nh = 0;
+    dir_in_head = false;
+    reset_gid = gid;
+  }
+  if (nuse == 0) goto out;
+  if (depth != 0) set_pending(u, u->t[u->nt - 1].line, "unbalanced '{'%s", "");
+  if (u->pending[0]) {
+    snprintf(v->rule, sizeof v->rule, "host_asm");
+    snprintf(v->why, sizeof v->why, "%.380s (the source uses inline asm, which is allowed only in "
+             "device functions the gate can identify)", u->pending);
+    rc = 1;
+    goto out;
+  }
+  for (int i = 0; i < nuse && !rc; i++) {
+    const asm_use *a = &uses[i];
+    int line = u->t[a->tok].line;
+    if (a->kind == SC_NS) rc = reject(v, "host_asm", line, "inline asm at file scope%s", NULL);
+    else if (a->kind == SC_CLASS) rc = reject(v, "host_asm", line, "inline asm in a class body%s", NULL);
+    else if (a->kind == SC_HOST) {
+      char msg[400];
+      snprintf(msg, sizeof msg, "inline asm in host function '%s'%s%s%s", a->name,
+               a->why[0] ? " (" : "", a->why, a->why[0] ? ")" : "");
+      rc = reject(v, "host_asm", line, "%s", msg);
+    } else {
+      for (int j = 0; j < nhost && !rc; j++)
+        if (!strcmp(hostnames[j], a->name))
+          rc = reject(v, "host_asm", line,
+                      "inline asm in function '%s', which is also declared without __device__ "
+                      "(nvcc then compiles it for the host too)", a->name);
+    }
+  }
+out:
+  free(st);
+  free(head);
+  free(cond);
+  free(gstack);
+  free(gparent);
+  free(uses);
+  free(hostnames);
+  return rc;
+}
+
+static bool uses_asm(const unit *u) {
+  for (int k = 0; k < u->nt; k++)
+    if (asm_word(u, k)) return true;
+  return false;
+}
+
+static int check_asm_host(const unit *u, cl1_gate_verdict *v) {
+  for (int k = 0; k < u->nt; k++)
+    if (asm_word(u, k))
+      return reject(v, "host_asm", u->t[k].line,
+                    "inline asm is not allowed in host-backend solutions%s", NULL);
+  return 0;
+}
+
+static int check_variant(const char *src, size_t n, cl1_backend b, int flags,
+                         cl1_gate_verdict *v, cl1_err *err) {
+  unit u;
+  memset(&u, 0, sizeof u);
+  u.b = b;
+  u.L.raw = malloc(n + 1);
+  u.L.c = malloc(n + 1);
+  u.L.line = malloc(sizeof(int) * (n + 1));
+  int rc = -1;
+  if (!u.L.raw || !u.L.c || !u.L.line) { cl1_err_set(err, "gate: out of memory"); goto out; }
+  phase12(src, n, flags, &u.L);
+  phase3(&u.L, flags);
+  if (tokenize(&u)) { cl1_err_set(err, "gate: out of memory"); goto out; }
+  rc = directives(&u, v);
+  if (rc == 0 && b == CL1_BACKEND_HOST) rc = check_asm_host(&u, v);
+  else if (rc == 0 && uses_asm(&u)) rc = check_asm_cuda(&u, v);
+  if (rc < 0) cl1_err_set(err, "gate: out of memory");
+out:
+  free(u.L.raw);
+  free(u.L.c);
+  free(u.L.line);
+  free(u.t);
+  free(u.dir_tok);
+  free(u.m);
+  return rc;
+}
+
+int cl1_gate_source(const char *src, size_t n, cl1_backend b, cl1_gate_verdict *v, cl1_err *err) {
+  memset(v, 0, sizeof *v);
+  if (n > CL1_GATE_MAX_SOURCE) {
+    snprintf(v->rule, sizeof v->rule, "size");
+    snprintf(v->why, sizeof v->why, "the source is %zu bytes; the limit is %d", n,
+             CL1_GATE_MAX_SOURCE);
+    return 1;
+  }
+  /* Every reading the compiler might take. nvcc's C++17 has raw strings and digit separators
+     and no trigraphs; the host backend's C11 has trigraphs and neither of the others, but the
+     gate does not rely on the flags staying so. */
+  static const int cuda_variants[] = {LX_CXX, LX_CXX | LX_WS_SPLICE, LX_CXX | LX_TRIGRAPHS,
+                                      LX_CXX | LX_TRIGRAPHS | LX_WS_SPLICE};
+  static const int host_variants[] = {LX_TRIGRAPHS, LX_TRIGRAPHS | LX_WS_SPLICE, 0, LX_WS_SPLICE,
+                                      LX_CXX, LX_CXX | LX_WS_SPLICE,
+                                      LX_CXX | LX_TRIGRAPHS, LX_CXX | LX_TRIGRAPHS | LX_WS_SPLICE};
+  const int *vs = b == CL1_BACKEND_CUDA ? cuda_variants : host_variants;
+  int nv = b == CL1_BACKEND_CUDA ? 4 : 8;
+  for (int i = 0; i < nv; i++) {
+    int rc = check_variant(src, n, b, vs[i], v, err);
+    if (rc) return rc;
+  }
+  return 0;
+}

@@ -1,0 +1,35 @@
+/* linear.cu — CUDA cl1_op_linear: y = x @ W^T + bias through cuBLAS SGEMM in full FP32. With a
+ * bias, as PyTorch's addmm: the bias is broadcast into y, then GEMM accumulates with beta = 1.
+ * Row-major y (M, N) is column-major y^T = W x^T with W (N, K) read transposed. */
+#include "cudal1/ops.h"
+#include "cuda_common.cuh"
+
+// y: (M, N) <- bias broadcast over rows
+__global__ static void broadcast_rows(const float *__restrict__ bias, float *__restrict__ y,
+                                      int64_t M, int64_t N) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < M * N;
+       i += (int64_t)gridDim.x * blockDim.x)
+    y[i] = bias[i % N];
+}
+
+extern "C" int cl1_op_linear(void *stream, const float *x, const float *W, const float *bias,
+                             float *y, int64_t M, int64_t N, int64_t K) {
+  if (M < 0 || N < 0 || K < 0) return 1;
+  if (M * N == 0) return 0;
+  if (!y) return 1;
+  cudaStream_t st = (cudaStream_t)stream;
+  if (bias) {
+    broadcast_rows<<<cl1_ops_grid(M * N, 256), 256, 0, st>>>(bias, y, M, N);
+    CL1_LAUNCH_CHECK();
+  } else if (K == 0) {
+    CL1_CUDA_TRY(cudaMemsetAsync(y, 0, sizeof(float) * (size_t)(M * N), st));
+  }
+  if (K == 0) return 0;
+  if (!x || !W) return 1;
+  cublasHandle_t h;
+  if (cl1_ops_cublas(st, &h)) return 1;
+  const float one = 1.f, beta = bias ? 1.f : 0.f;
+  CL1_CUBLAS_TRY(cublasSgemm_64(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, K, x, K, &beta,
+                                y, N));
+  return 0;
+}

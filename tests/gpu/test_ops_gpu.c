@@ -1,0 +1,232 @@
+/* test_ops_gpu.c — the CUDA op library (build/libcl1ops_cuda.so) against the host one
+ * (libcl1ops_host.so, double accumulation) on the same random data, both loaded with dlopen
+ * (RTLD_LOCAL keeps their identical symbol names apart). Covers the paths the starter tasks'
+ * sizes need: unaligned/odd lengths, 393216-long softmax rows, 4M-element layernorm rows,
+ * middle- and last-dim sums, GEMM transposes, grouped/strided conv, and a conv whose output
+ * has more than INT_MAX elements (the batch-split path). */
+#include "../harness.h"
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <math.h>
+#include "cudal1/ops.h"
+
+static void *g_host, *g_cuda;
+
+static int setup_libs(void **state) {
+  (void)state;
+  char p[512];
+  snprintf(p, sizeof p, "%s/libcl1ops_host.so", th_build());
+  g_host = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  snprintf(p, sizeof p, "%s/libcl1ops_cuda.so", th_build());
+  g_cuda = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  if (!g_host || !g_cuda) fprintf(stderr, "cannot load the op libraries: %s\n", dlerror());
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+    fprintf(stderr, "no CUDA device\n");
+    return -1;
+  }
+  return g_host && g_cuda ? 0 : -1;
+}
+
+static void *hsym(const char *n) { void *f = dlsym(g_host, n); if (!f) fail_msg("host %s", n); return f; }
+static void *csym(const char *n) { void *f = dlsym(g_cuda, n); if (!f) fail_msg("cuda %s", n); return f; }
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static float frand(void) {
+  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
+  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
+}
+static float *hrnd(int64_t n, float scale, float off) {
+  float *p = malloc(sizeof(float) * (size_t)(n ? n : 1));
+  assert_non_null(p);
+  for (int64_t i = 0; i < n; i++) p[i] = off + scale * frand();
+  return p;
+}
+/* A device copy at byte offset `skew` (4 makes float4 paths fall back to scalar). */
+static float *dcopy(const float *h, int64_t n, int skew) {
+  char *d = NULL;
+  assert_int_equal(cudaMalloc((void **)&d, sizeof(float) * (size_t)n + 16), cudaSuccess);
+  float *p = (float *)(d + skew);
+  if (h) assert_int_equal(cudaMemcpy(p, h, sizeof(float) * (size_t)n, cudaMemcpyHostToDevice), cudaSuccess);
+  else assert_int_equal(cudaMemset(p, 0xff, sizeof(float) * (size_t)n), cudaSuccess);  // NaN poison
+  return p;
+}
+static void dfree(float *p, int skew) { cudaFree((char *)p - skew); }
+static float *back(const float *d, int64_t n) {
+  float *h = malloc(sizeof(float) * (size_t)(n ? n : 1));
+  assert_non_null(h);
+  assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+  assert_int_equal(cudaMemcpy(h, d, sizeof(float) * (size_t)n, cudaMemcpyDeviceToHost), cudaSuccess);
+  return h;
+}
+static void close_all(const char *what, const float *got, const float *want, int64_t n,
+                      double atol, double rtol) {
+  for (int64_t i = 0; i < n; i++) {
+    double e = fabs((double)got[i] - want[i]);
+    if (!(e <= atol + rtol * fabs(want[i])))
+      fail_msg("%s: element %lld: cuda %.9g host %.9g", what, (long long)i, got[i], want[i]);
+  }
+}
+
+typedef int (*un_fn)(void *, const float *, float *, int64_t);
+typedef int (*rc_fn)(void *, const float *, float *, int64_t, int64_t);
+typedef int (*sum_fn)(void *, const float *, float *, int64_t, int64_t, int64_t);
+typedef int (*ln_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, double);
+typedef int (*mm_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
+typedef int (*lin_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, int64_t);
+typedef int (*bias_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
+typedef int (*conv_fn)(void *, const float *, const float *, const float *, float *, const cl1_conv2d_desc *);
+
+static void test_relu_bias(void **state) {
+  (void)state;
+  un_fn hr = (un_fn)hsym("cl1_op_relu"), cr = (un_fn)csym("cl1_op_relu");
+  bias_fn hb = (bias_fn)hsym("cl1_op_bias_add"), cb = (bias_fn)csym("cl1_op_bias_add");
+  int64_t sizes[][3] = {{1, 1, 1}, {3, 5, 7}, {9, 37, 1}, {4, 16, 15876}, {2, 3, 1023}};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (int skew = 0; skew <= 4; skew += 4) {
+      int64_t O = sizes[s][0], C = sizes[s][1], I = sizes[s][2], n = O * C * I;
+      float *x = hrnd(n, 1, 0), *b = hrnd(C, 1, 0), *want = malloc(sizeof(float) * (size_t)n);
+      float *dx = dcopy(x, n, skew), *db = dcopy(b, C, 0), *dy = dcopy(NULL, n, skew);
+      assert_int_equal(hr(NULL, x, want, n), 0);
+      assert_int_equal(cr(NULL, dx, dy, n), 0);
+      float *got = back(dy, n);
+      close_all("relu", got, want, n, 0, 0);
+      free(got);
+      assert_int_equal(hb(NULL, x, b, want, O, C, I), 0);
+      assert_int_equal(cb(NULL, dx, db, dx, O, C, I), 0);  // in place, as the references do
+      got = back(dx, n);
+      close_all("bias_add", got, want, n, 0, 0);
+      free(got), free(x), free(b), free(want), dfree(dx, skew), dfree(db, 0), dfree(dy, skew);
+    }
+}
+
+static void test_softmax(void **state) {
+  (void)state;
+  rc_fn h = (rc_fn)hsym("cl1_op_softmax"), c = (rc_fn)csym("cl1_op_softmax");
+  int64_t shapes[][2] = {{1, 1}, {5, 803}, {16, 16384}, {3, 393216}, {7, 10}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t R = shapes[s][0], C = shapes[s][1], n = R * C;
+    float *x = hrnd(n, 8, s == 4 ? 1000.f : 0.f), *want = malloc(sizeof(float) * (size_t)n);
+    float *dx = dcopy(x, n, 0), *dy = dcopy(NULL, n, 0);
+    assert_int_equal(h(NULL, x, want, R, C), 0);
+    assert_int_equal(c(NULL, dx, dy, R, C), 0);
+    float *got = back(dy, n);
+    close_all("softmax", got, want, n, 1e-10, 1e-5);
+    free(got), free(x), free(want), dfree(dx, 0), dfree(dy, 0);
+  }
+}
+
+static void test_sum_dim(void **state) {
+  (void)state;
+  sum_fn h = (sum_fn)hsym("cl1_op_sum_dim"), c = (sum_fn)csym("cl1_op_sum_dim");
+  int64_t shapes[][3] = {{3, 37, 41}, {16, 256, 256}, {8, 4096, 4095}, {5, 1000, 1}, {2, 3, 7}, {1, 1, 1}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t O = shapes[s][0], R = shapes[s][1], I = shapes[s][2];
+    float *x = hrnd(O * R * I, 1, 0.5f), *want = malloc(sizeof(float) * (size_t)(O * I));
+    float *dx = dcopy(x, O * R * I, 0), *dy = dcopy(NULL, O * I, 0);
+    assert_int_equal(h(NULL, x, want, O, R, I), 0);
+    assert_int_equal(c(NULL, dx, dy, O, R, I), 0);
+    float *got = back(dy, O * I);
+    close_all("sum_dim", got, want, O * I, 1e-4, 1e-5);
+    free(got), free(x), free(want), dfree(dx, 0), dfree(dy, 0);
+  }
+}
+
+static void test_layernorm(void **state) {
+  (void)state;
+  ln_fn h = (ln_fn)hsym("cl1_op_layernorm"), c = (ln_fn)csym("cl1_op_layernorm");
+  int64_t shapes[][2] = {{3, 1360}, {4, 4194304}, {2, 7}, {300, 1000}, {2, 1048577}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t R = shapes[s][0], C = shapes[s][1], n = R * C;
+    float off = s == 3 ? 300.f : 0.5f;  // a large mean: the variance must not cancel
+    float *x = hrnd(n, 1, off), *w = hrnd(C, 0.5f, 1), *b = hrnd(C, 1, 0);
+    float *want = malloc(sizeof(float) * (size_t)n);
+    float *dx = dcopy(x, n, 0), *dw = dcopy(w, C, 0), *db = dcopy(b, C, 0), *dy = dcopy(NULL, n, 0);
+    assert_int_equal(h(NULL, x, w, b, want, R, C, 1e-5), 0);
+    assert_int_equal(c(NULL, dx, dw, db, dy, R, C, 1e-5), 0);
+    float *got = back(dy, n);
+    close_all("layernorm", got, want, n, 2e-5, 2e-5);
+    free(got), free(x), free(w), free(b), free(want);
+    dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+  }
+}
+
+static void test_gemm(void **state) {
+  (void)state;
+  mm_fn hm = (mm_fn)hsym("cl1_op_matmul"), cm = (mm_fn)csym("cl1_op_matmul");
+  lin_fn hl = (lin_fn)hsym("cl1_op_linear"), cl = (lin_fn)csym("cl1_op_linear");
+  int64_t shapes[][3] = {{67, 67, 67}, {9, 37, 131}, {256, 512, 1024}, {1, 1, 1}, {3, 5, 0}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+    float *A = hrnd(M * K, 1, 0), *B = hrnd(K * N, 1, 0), *W = hrnd(N * K, 1, 0), *bi = hrnd(N, 1, 0);
+    float *want = malloc(sizeof(float) * (size_t)(M * N));
+    float *dA = dcopy(A, M * K, 0), *dB = dcopy(B, K * N, 0), *dW = dcopy(W, N * K, 0);
+    float *dbi = dcopy(bi, N, 0), *dC = dcopy(NULL, M * N, 0);
+    double atol = 2e-6 * sqrt((double)K + 1) * 4;  // FP32 order error, |products| <= 1
+    assert_int_equal(hm(NULL, A, B, want, M, N, K), 0);
+    assert_int_equal(cm(NULL, dA, dB, dC, M, N, K), 0);
+    float *got = back(dC, M * N);
+    close_all("matmul", got, want, M * N, atol, 1e-5);
+    free(got);
+    assert_int_equal(hl(NULL, A, W, bi, want, M, N, K), 0);
+    assert_int_equal(cl(NULL, dA, dW, dbi, dC, M, N, K), 0);
+    got = back(dC, M * N);
+    close_all("linear", got, want, M * N, atol, 1e-5);
+    free(got);
+    assert_int_equal(hl(NULL, A, W, NULL, want, M, N, K), 0);
+    assert_int_equal(cl(NULL, dA, dW, NULL, dC, M, N, K), 0);
+    got = back(dC, M * N);
+    close_all("linear (no bias)", got, want, M * N, atol, 1e-5);
+    free(got), free(A), free(B), free(W), free(bi), free(want);
+    dfree(dA, 0), dfree(dB, 0), dfree(dW, 0), dfree(dbi, 0), dfree(dC, 0);
+  }
+}
+
+/* Runs both backends on d; with only_first > 0 the host computes just that many batch items at
+ * the front and the same at the back (the big split case). */
+static void conv_case(const cl1_conv2d_desc *d, int64_t only) {
+  conv_fn h = (conv_fn)hsym("cl1_op_conv2d"), c = (conv_fn)csym("cl1_op_conv2d");
+  int64_t oh = cl1_conv2d_out_h(d), ow = cl1_conv2d_out_w(d), cg = d->c / d->groups;
+  int64_t in_per = d->c * d->h * d->w, out_per = d->k * oh * ow;
+  int64_t nw = d->k * cg * d->r * d->s, nx = d->n * in_per, ny = d->n * out_per;
+  float *x = hrnd(nx, 1, 0), *w = hrnd(nw, 1.f / sqrtf((float)(cg * d->r * d->s)), 0), *b = hrnd(d->k, 1, 0);
+  float *dx = dcopy(x, nx, 0), *dw = dcopy(w, nw, 0), *db = dcopy(b, d->k, 0), *dy = dcopy(NULL, ny, 0);
+  assert_int_equal(c(NULL, dx, dw, db, dy, d), 0);
+  assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+  int64_t starts[2] = {0, d->n - (only ? only : d->n)};
+  for (int k = 0; k < (only ? 2 : 1); k++) {
+    cl1_conv2d_desc sub = *d;
+    sub.n = only ? only : d->n;
+    float *want = malloc(sizeof(float) * (size_t)(sub.n * out_per)), *got = malloc(sizeof(float) * (size_t)(sub.n * out_per));
+    assert_int_equal(h(NULL, x + starts[k] * in_per, w, b, want, &sub), 0);
+    assert_int_equal(cudaMemcpy(got, dy + starts[k] * out_per, sizeof(float) * (size_t)(sub.n * out_per),
+                                cudaMemcpyDeviceToHost), cudaSuccess);
+    close_all("conv2d", got, want, sub.n * out_per, 1e-2, 1e-2);  // TF32 allowed, as PyTorch
+    free(want), free(got);
+  }
+  free(x), free(w), free(b), dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+}
+
+static void test_conv2d(void **state) {
+  (void)state;
+  cl1_conv2d_desc ds[] = {
+      {.n = 2, .c = 3, .h = 17, .w = 17, .k = 8, .r = 3, .s = 3, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1},
+      {.n = 1, .c = 4, .h = 9, .w = 11, .k = 6, .r = 3, .s = 2, .stride_h = 2, .stride_w = 3, .pad_h = 1, .pad_w = 2, .dil_h = 2, .dil_w = 1, .groups = 2},
+      {.n = 8, .c = 64, .h = 34, .w = 34, .k = 128, .r = 3, .s = 3, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1},
+      {.n = 16, .c = 3, .h = 64, .w = 64, .k = 64, .r = 3, .s = 3, .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1},
+  };
+  for (size_t s = 0; s < sizeof ds / sizeof *ds; s++) conv_case(&ds[s], 0);
+  /* 17 x 8 x 4094 x 4094 outputs = 2.28e9 > INT_MAX: the batch is split for cuDNN */
+  cl1_conv2d_desc big = {.n = 17, .c = 1, .h = 4096, .w = 4096, .k = 8, .r = 3, .s = 3, .stride_h = 1,
+                         .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
+  conv_case(&big, 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_relu_bias), cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_sum_dim),   cmocka_unit_test(test_layernorm),
+      cmocka_unit_test(test_gemm),      cmocka_unit_test(test_conv2d),
+  };
+  return cmocka_run_group_tests_name("ops_gpu", tests, setup_libs, NULL);
+}

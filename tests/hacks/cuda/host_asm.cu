@@ -1,0 +1,29 @@
+/* host_asm.cu — inline asm in a host function (rdtsc here; a raw syscall would be worse).
+ * Expected: rejected:host_asm. */
+#include <cudal1/solution.h>
+#include <cuda_runtime.h>
+
+static long numel(const cl1_tensor *t) {
+  long n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+
+__global__ static void relu_k(const float *x, float *y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fmaxf(x[i], 0.f);
+}
+
+static unsigned long long ticks() {
+  unsigned lo, hi;
+  asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((unsigned long long)hi << 32) | lo;
+}
+
+CL1_EXPORT int cl1_forward(const cl1_call *c) {
+  (void)ticks();
+  long n = numel(&c->inputs[0]);
+  relu_k<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)c->stream>>>(
+      (const float *)c->inputs[0].data, (float *)c->outputs[0].data, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}

@@ -1,0 +1,20 @@
+/* dlsym.c — looks up a libc function at run time to get around the import allowlist.
+ * Expected: rejected:symbol (dlsym). */
+#include <cudal1/solution.h>
+#include <dlfcn.h>
+
+static int64_t numel(const cl1_tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+
+CL1_EXPORT int cl1_forward(const cl1_call *c) {
+  int (*get_pid)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "getpid");
+  if (get_pid) (void)get_pid();
+  const float *x = c->inputs[0].data;
+  float *y = c->outputs[0].data;
+  int64_t n = numel(&c->inputs[0]);
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0.f ? x[i] : 0.f;
+  return 0;
+}

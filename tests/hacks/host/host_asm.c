@@ -1,0 +1,21 @@
+/* host_asm.c — host inline asm (a raw syscall or rdtsc would get past the import allowlist).
+ * Expected: rejected:host_asm. */
+#include <cudal1/solution.h>
+
+static int64_t numel(const cl1_tensor *t) {
+  int64_t n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+
+CL1_EXPORT int cl1_forward(const cl1_call *c) {
+  unsigned lo, hi;
+  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  (void)lo;
+  (void)hi;
+  const float *x = c->inputs[0].data;
+  float *y = c->outputs[0].data;
+  int64_t n = numel(&c->inputs[0]);
+  for (int64_t i = 0; i < n; i++) y[i] = x[i] > 0.f ? x[i] : 0.f;
+  return 0;
+}

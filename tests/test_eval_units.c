@@ -1,0 +1,126 @@
+/* test_eval_units.c — the judge's arithmetic: output comparison (tolerance rule, NaN/unwritten
+ * detection, integer and half types), timing statistics (median, IQR, CI of the median) and the
+ * reward (floor, hack penalty, normalisation and clipping). */
+#include "harness.h"
+#include <math.h>
+#include "eval/reward.h"
+#include "eval/stats.h"
+#include "eval/verify.h"
+#include "cudal1/solution.h"
+
+static void test_cmp_tolerance(void **st) {
+  (void)st;
+  float ref[4] = {1.0f, -2.0f, 0.0f, 1000.0f};
+  float ok[4] = {1.0f + 1e-4f, -2.0f - 2e-4f, 9e-5f, 1000.09f};
+  cl1_cmp c;
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_F32, ok, ref, 4, 1e-4, 1e-4);
+  assert_int_equal(c.n_bad, 0);
+  assert_true(c.max_abs > 0.08 && c.max_abs < 0.1);
+  float bad[4] = {1.0f, -2.0f, 2e-4f, 1000.0f};
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_F32, bad, ref, 4, 1e-4, 1e-4);
+  assert_int_equal(c.n_bad, 1);
+  assert_int_equal(c.first_bad, 2);
+  assert_int_equal(c.n_nan, 0);
+}
+
+static void test_cmp_unwritten_nan(void **st) {
+  (void)st;
+  float ref[3] = {1, 2, 3}, cand[3] = {1, NAN, 3};
+  cl1_cmp c;
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_F32, cand, ref, 3, 1e-4, 1e-4);
+  assert_int_equal(c.n_bad, 1);
+  assert_int_equal(c.n_nan, 1);
+  char d[256];
+  cl1_cmp_describe(&c, d, sizeof d);
+  assert_non_null(strstr(d, "never written"));
+  /* NaN where the reference is NaN too is agreement; inf must match exactly */
+  float r2[2] = {NAN, INFINITY}, c2[2] = {NAN, INFINITY}, c3[2] = {NAN, -INFINITY};
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_F32, c2, r2, 2, 1e-4, 1e-4);
+  assert_int_equal(c.n_bad, 0);
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_F32, c3, r2, 2, 1e-4, 1e-4);
+  assert_int_equal(c.n_bad, 1);
+}
+
+static void test_cmp_ints_and_halves(void **st) {
+  (void)st;
+  int64_t a[3] = {1, 2, 3}, b[3] = {1, 2, 4};
+  cl1_cmp c;
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_I64, a, a, 3, 1, 1);
+  assert_int_equal(c.n_bad, 0);
+  cl1_cmp_init(&c);
+  cl1_cmp_add(&c, CL1_I64, b, a, 3, 1, 1); /* tolerance does not apply to integers */
+  assert_int_equal(c.n_bad, 1);
+  uint16_t h[2] = {0x3C00, 0xC000}; /* f16 1.0, -2.0 */
+  assert_true(cl1_value_at(CL1_F16, h, 0) == 1.0);
+  assert_true(cl1_value_at(CL1_F16, h, 1) == -2.0);
+  uint16_t bf[1] = {0x3F80}; /* bf16 1.0 */
+  assert_true(cl1_value_at(CL1_BF16, bf, 0) == 1.0);
+  uint16_t hn[1] = {0x7E00}; /* f16 NaN (poison is 0xFFFF, also NaN) */
+  assert_true(isnan(cl1_value_at(CL1_F16, hn, 0)));
+  uint16_t poison = 0xFFFF;
+  assert_true(isnan(cl1_value_at(CL1_F16, &poison, 0)));
+  assert_true(isnan(cl1_value_at(CL1_BF16, &poison, 0)));
+}
+
+static void test_stats(void **st) {
+  (void)st;
+  double x[9] = {5, 1, 9, 3, 7, 2, 8, 4, 6};
+  cl1_stats s;
+  cl1_stats_of(x, 9, &s);
+  assert_true(s.median == 5 && s.min == 1 && s.max == 9 && s.mean == 5);
+  assert_true(s.q1 == 3 && s.q3 == 7);
+  assert_true(x[0] == 5); /* input untouched */
+  /* CI of the median narrows with n: 30 samples of tight noise pass 1%, wide noise does not */
+  double tight[30], wide[30];
+  for (int i = 0; i < 30; i++) {
+    tight[i] = 1.0 + 0.001 * ((i * 7) % 10);
+    wide[i] = 1.0 + 0.1 * ((i * 7) % 10);
+  }
+  cl1_stats_of(tight, 30, &s);
+  assert_true(s.ci_rel < 0.01);
+  cl1_stats_of(wide, 30, &s);
+  assert_true(s.ci_rel > 0.01);
+  cl1_stats_of(x, 0, &s);
+  assert_true(isinf(s.ci_rel));
+}
+
+static void test_reward(void **st) {
+  (void)st;
+  cl1_reward_cfg c;
+  cl1_reward_cfg_default(&c);
+  bool valid;
+  assert_true(cl1_reward_raw(&c, "pass", 2.5, &valid) == 2.5 && valid);
+  double fl = cl1_reward_raw(&c, "incorrect", 0, &valid);
+  assert_true(fl < -c.clip && valid);
+  assert_true(cl1_reward_raw(&c, "compile_error", 0, &valid) == fl);
+  assert_true(cl1_reward_raw(&c, "hack:mutates_inputs", 9, &valid) < fl);
+  cl1_reward_raw(&c, "infra_error", 0, &valid);
+  assert_false(valid);
+  c.log_speedup = true;
+  assert_true(fabs(cl1_reward_raw(&c, "pass", M_E, &valid) - 1.0) < 1e-12);
+  c.log_speedup = false;
+  cl1_reward_stats s = {0};
+  for (int i = 0; i < 10; i++) cl1_reward_observe(&s, 1.0 + 0.1 * i);
+  assert_true(fabs(s.mean - 1.45) < 1e-12);
+  double z = cl1_reward_normalize(&c, &s, "pass", 1.45, &valid);
+  assert_true(fabs(z) < 1e-9);
+  assert_true(cl1_reward_normalize(&c, &s, "pass", 100, &valid) == c.clip);
+  assert_true(cl1_reward_normalize(&c, &s, "pass", 0.01, &valid) == -c.clip);
+  /* every correct reward is above the failure floor */
+  assert_true(cl1_reward_normalize(&c, &s, "incorrect", 0, &valid) < -c.clip);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
+      cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_reward),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
