@@ -98,7 +98,7 @@ bench: all
 bundle: all
 	@mkdir -p $(BUILD)/deps
 	@for l in $$(ldd $(BUILD)/cudal1 | awk '/cjson|seccomp|libelf|libcrypto|libz|libzstd|liblzma|libbz2|libcmocka/ {print $$3}') \
-	    $$(ldconfig -p | awk '/libcmocka.so.0 / {print $$4; exit}'); do cp -L $$l $(BUILD)/deps/; done
+	    $$(ldconfig -p | awk '/libcmocka.so.0 / {print $$4; exit}'); do [ "$$(dirname $$(realpath $$l))" = "$$(realpath $(BUILD)/deps)" ] || cp -L $$l $(BUILD)/deps/; done
 
 clean:
 	rm -rf $(BUILD)

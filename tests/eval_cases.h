@@ -92,6 +92,12 @@ static inline void th_run_case(void **state) {
   if (!ok)
     fail_msg("%s on %s: expected %s, got %s: %s", c->file, c->task, c->expect, verdict,
              cJSON_IsString(m) ? m->valuestring : "");
+  if (!strcmp(c->expect, "pass-slow")) { /* work hidden on a side stream must still be timed */
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
+    if (!cJSON_IsNumber(sp) || sp->valuedouble >= 1.0)
+      fail_msg("%s: hidden work was not timed: speedup %.3f", c->file,
+               cJSON_IsNumber(sp) ? sp->valuedouble : -1.0);
+  }
   /* the exit status agrees with the verdict */
   assert_int_equal(status, !strcmp(verdict, "pass") ? 0 : !strcmp(verdict, "infra_error") ? 3 : 1);
   cJSON_Delete(j);
