@@ -3,7 +3,7 @@
 #include "cudal1/ops.h"
 #include "cuda_common.cuh"
 
-__device__ __forceinline__ float relu1(float v) { return v > 0.f ? v : (v != v ? v : 0.f); }
+static __device__ __forceinline__ float relu1(float v) { return v > 0.f ? v : (v != v ? v : 0.f); }
 
 __global__ static void relu_vec4(const float4 *x, float4 *y,
                                  int64_t n4) {

@@ -7,7 +7,7 @@
 
 struct ms { float m, s; };  // running max and sum of exp(x - m)
 
-__device__ __forceinline__ void ms_push(ms &a, float v) {
+static __device__ __forceinline__ void ms_push(ms &a, float v) {
   if (v <= a.m) {
     a.s += expf(v - a.m);
   } else {
@@ -16,14 +16,14 @@ __device__ __forceinline__ void ms_push(ms &a, float v) {
   }
 }
 
-__device__ __forceinline__ ms ms_merge(ms a, ms b) {
+static __device__ __forceinline__ ms ms_merge(ms a, ms b) {
   float m = fmaxf(a.m, b.m);
   if (m == -INFINITY) return a.s != 0.f ? a : b;  // empty threads, or all -inf so far
   float s = (a.s != 0.f ? a.s * expf(a.m - m) : 0.f) + (b.s != 0.f ? b.s * expf(b.m - m) : 0.f);
   return ms{m, s};
 }
 
-__device__ __forceinline__ ms ms_block(ms v) {
+static __device__ __forceinline__ ms ms_block(ms v) {
   __shared__ ms sh[32];
   for (int o = 16; o > 0; o >>= 1) {
     ms u{__shfl_xor_sync(0xffffffffu, v.m, o), __shfl_xor_sync(0xffffffffu, v.s, o)};

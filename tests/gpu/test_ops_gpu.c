@@ -145,7 +145,10 @@ static void test_layernorm(void **state) {
     assert_int_equal(h(NULL, x, w, b, want, R, C, 1e-5), 0);
     assert_int_equal(c(NULL, dx, dw, db, dy, R, C, 1e-5), 0);
     float *got = back(dy, n);
-    close_all("layernorm", got, want, n, 2e-5, 2e-5);
+    /* With a mean of 300 the fp32 difference x - mean carries ulp(300)/2 ~ 1.5e-5 of rounding
+       (PyTorch's fp32 kernel has the same); the float64 host reference does not. */
+    double tol = s == 3 ? 1e-4 : 2e-5;
+    close_all("layernorm", got, want, n, tol, tol);
     free(got), free(x), free(w), free(b), free(want);
     dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
   }

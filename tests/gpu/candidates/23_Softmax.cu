@@ -11,13 +11,13 @@
 struct pair { float m, s; };
 struct st_t { pair *part; long long rows, chunks; };
 
-__device__ __forceinline__ pair merge(pair a, pair b) {
+static __device__ __forceinline__ pair merge(pair a, pair b) {
   float m = fmaxf(a.m, b.m);
   if (m == -INFINITY) return pair{m, 0.f};
   return pair{m, (a.s > 0.f ? a.s * __expf(a.m - m) : 0.f) + (b.s > 0.f ? b.s * __expf(b.m - m) : 0.f)};
 }
 
-__device__ pair block_merge(pair v) {
+static __device__ pair block_merge(pair v) {
   __shared__ pair sh[THREADS / 32];
   for (int o = 16; o; o >>= 1)
     v = merge(v, pair{__shfl_xor_sync(~0u, v.m, o), __shfl_xor_sync(~0u, v.s, o)});

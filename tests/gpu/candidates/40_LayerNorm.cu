@@ -11,7 +11,7 @@
 
 struct st_t { double2 *part; long long rows, chunks; };
 
-__device__ double2 block_sum2(double2 v) {
+static __device__ double2 block_sum2(double2 v) {
   __shared__ double2 sh[THREADS / 32];
   for (int o = 16; o; o >>= 1)
     v.x += __shfl_xor_sync(~0u, v.x, o), v.y += __shfl_xor_sync(~0u, v.y, o);
