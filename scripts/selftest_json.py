@@ -33,7 +33,7 @@ for s in ("small", "large"):
     if os.path.exists(p):
         twins[s] = json.load(open(p))
 doc = {"commit": sh("git rev-parse HEAD") or os.environ.get("CL1_COMMIT", ""),
-       "date": datetime.datetime.utcnow().isoformat() + "Z",
+       "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
        "gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
        "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),
        "passed": passed, "failed": failed, "eval_cases": cases, "twin_checks": twins}

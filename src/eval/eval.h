@@ -43,6 +43,7 @@ typedef struct {
   /* timing (ms) */
   cl1_stats ref, cand;
   double ref_ev_med, cand_ev_med;
+  double ref_overhead_ms, cand_overhead_ms; /* judge round trip minus reported wall, medians */
   double speedup, reward;
   int measurements;              /* 1 + re-measurements */
   double remeasured[4];          /* speedups of the re-measurements */

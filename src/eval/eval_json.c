@@ -41,6 +41,8 @@ char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
     cJSON_AddItemToObject(t, "reference", stats_json(&r->ref, r->ref_ev_med));
     cJSON_AddItemToObject(t, "candidate", stats_json(&r->cand, r->cand_ev_med));
     cJSON_AddNumberToObject(t, "measurements", r->measurements);
+    cJSON_AddNumberToObject(t, "judge_overhead_ref_ms", r->ref_overhead_ms);
+    cJSON_AddNumberToObject(t, "judge_overhead_cand_ms", r->cand_overhead_ms);
     cJSON *rm = cJSON_AddArrayToObject(t, "remeasured_speedups");
     for (int i = 0; i + 1 < r->measurements && i < 4; i++)
       cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->remeasured[i]));

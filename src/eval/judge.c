@@ -313,7 +313,7 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
   cJSON_Delete(q);
   if (st != CL1_W_OK) return cand ? cand_failure(p, r, st, "a timed call") : ref_failure(p, r, "timing");
   if (cand && check_call(p, r, rep, "a timed call")) { cJSON_Delete(rep); return 1; }
-  double ev = jnum(rep, "ev_ms", 0), wall = jnum(rep, "wall_ms", 0);
+  double ev = jnum(rep, "ev_ms", 0), wall = jnum(rep, "wall_ms", 0), flush = jnum(rep, "flush_ms", 0);
   int rc = (int)jnum(rep, "rc", 0);
   cJSON_Delete(rep);
   if (!cand && rc) { set_verdict(r, "infra_error", "the reference returned %d", rc); return 1; }
@@ -322,7 +322,7 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
   if (*n < MAX_SAMPLES) {
     evs[*n] = ev;
     ms[*n] = wall; /* the empty-call cost is subtracted when the pass ends */
-    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall;
+    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall - flush;
     else (cand ? p->cand_rt : p->ref_rt)[*n] = NAN;
     (*n)++;
   }
@@ -429,6 +429,8 @@ static int timing(pass *p, cl1_eval_result *r) {
   for (int i = 0; i < p->n_ref; i++) if (!isnan(p->ref_rt[i])) rov[nr++] = p->ref_rt[i];
   if (nc && nr) {
     double c_over = cl1_median(cov, nc), r_over = cl1_median(rov, nr);
+    r->cand_overhead_ms = c_over;
+    r->ref_overhead_ms = r_over;
     /* Generous margins: round trips jitter by tenths of a ms on a loaded host, and an honest
        kernel must never be flagged; a report cut by a tampered timer shows up as far more. */
     if (c_over - r_over > 1.0 + 0.5 * r->cand.median) {

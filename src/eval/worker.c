@@ -336,10 +336,13 @@ static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   int k = (int)num(m, "set", 0), s = CL1_WORKER_TIME_SLOT + k;
   if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS || !w->in_buf[s][0])
     if (w->inst.n_inputs > 0) return cl1_err_set(err, "trial: set %d not prepared", k);
+  double f0 = cl1_now();
   if (!w->warm_cache) {
-    if (w->dev.flush(&w->dev, err)) return -1;
+    if (w->dev.flush(&w->dev, err) || w->dev.sync(&w->dev, err)) return -1;
   }
+  double flush_ms = (cl1_now() - f0) * 1e3;
   if (timed_call(w, s, out, err)) return -1;
+  cJSON_AddNumberToObject(out, "flush_ms", flush_ms);
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "fetch")))
     return fetch(w, (int)num(m, "region", 0), err);
   return 0;
