@@ -68,6 +68,30 @@ static void test_cmp_ints_and_halves(void **st) {
   assert_true(isnan(cl1_value_at(CL1_BF16, &poison, 0)));
 }
 
+static void test_cmp_parallel_equals_serial(void **st) {
+  (void)st;
+  int64_t n = (1 << 21) + 37;
+  float *ref = malloc(sizeof(float) * (size_t)n), *cand = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) ref[i] = cand[i] = (float)((i * 7919) % 1000) / 100.0f;
+  cand[1500001] += 1.0f;
+  cand[2000000] = NAN;
+  cand[n - 1] += 1e-5f;
+  cl1_cmp a, b;
+  cl1_cmp_init(&a);
+  cl1_cmp_init(&b);
+  cl1_cmp_add(&a, CL1_F32, cand, ref, n, 1e-4, 1e-4);
+  cl1_cmp_add_parallel(&b, CL1_F32, cand, ref, n, 1e-4, 1e-4, 5);
+  assert_int_equal(a.n, b.n);
+  assert_int_equal(a.n_bad, 2);
+  assert_int_equal(b.n_bad, 2);
+  assert_int_equal(a.n_nan, b.n_nan);
+  assert_int_equal(a.first_bad, 1500001);
+  assert_int_equal(b.first_bad, 1500001);
+  assert_true(a.max_abs == b.max_abs && a.max_rel == b.max_rel);
+  free(ref);
+  free(cand);
+}
+
 static void test_stats(void **st) {
   (void)st;
   double x[9] = {5, 1, 9, 3, 7, 2, 8, 4, 6};
@@ -119,7 +143,8 @@ static void test_reward(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
-      cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_cmp_parallel_equals_serial),
+      cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,8 @@ struct cl1_dev {
   int (*graph_end)(cl1_dev *d, void **graph_exec, cl1_err *err);
   int (*graph_launch)(cl1_dev *d, void *graph_exec, cl1_err *err);
   void (*graph_free)(cl1_dev *d, void *graph_exec);
+  /* Page-locks host memory the device copies into (the shared output regions); NULL on host. */
+  int (*pin)(cl1_dev *d, void *host, size_t bytes, cl1_err *err);
   void (*close)(cl1_dev *d);
 };
 

@@ -108,6 +108,11 @@ static void c_graph_free(cl1_dev *d, void *graph_exec) {
   (void)d;
   if (graph_exec) cudaGraphExecDestroy((cudaGraphExec_t)graph_exec);
 }
+static int c_pin(cl1_dev *d, void *host, size_t bytes, cl1_err *err) {
+  (void)d;
+  CK(cudaHostRegister(host, bytes, cudaHostRegisterDefault));
+  return 0;
+}
 static void c_close(cl1_dev *d) {
   cuda_impl *c = impl(d);
   if (!c) return;
@@ -175,6 +180,7 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   d->checksum = c_checksum; d->to_host = c_to_host; d->sync = c_sync; d->flush = c_flush;
   d->begin = c_begin; d->end = c_end; d->graph_begin = c_graph_begin;
   d->graph_end = c_graph_end; d->graph_launch = c_graph_launch; d->graph_free = c_graph_free;
+  d->pin = c_pin;
   d->close = c_close;
   return 0;
 }

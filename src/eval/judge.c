@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 #include "eval.h"
 #include "compile.h"
 #include "gate.h"
@@ -210,9 +211,11 @@ static int compare(pass *p, cl1_eval_result *r, int cregion, const unsigned char
   for (int i = 0; i < in->n_outputs; i++) {
     cl1_cmp one;
     cl1_cmp_init(&one);
-    cl1_cmp_add(&one, in->outputs[i].dtype, p->cand.shm + (size_t)cregion * p->region_bytes +
-                p->offs[i], ref_base + p->offs[i], in->outputs[i].numel, p->task->atol,
-                p->task->rtol);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    cl1_cmp_add_parallel(&one, in->outputs[i].dtype, p->cand.shm + (size_t)cregion *
+                         p->region_bytes + p->offs[i], ref_base + p->offs[i],
+                         in->outputs[i].numel, p->task->atol, p->task->rtol,
+                         ncpu > 1 ? (int)ncpu : 1);
     if (one.max_abs > r->max_abs) r->max_abs = one.max_abs;
     if (one.max_rel > r->max_rel) r->max_rel = one.max_rel;
     if (one.n_bad) {

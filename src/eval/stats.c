@@ -38,7 +38,7 @@ void cl1_stats_of(const double *x, int n, cl1_stats *s) {
   int lo = (int)floor(n / 2.0 - h), hi = (int)ceil(n / 2.0 + h);
   if (lo < 0) lo = 0;
   if (hi > n - 1) hi = n - 1;
-  s->ci_rel = s->median > 0 ? (v[hi] - v[lo]) / 2.0 / s->median : INFINITY;
+  s->ci_rel = s->median > 0 ? (v[hi] - v[lo]) / s->median : INFINITY;
   free(v);
 }
 

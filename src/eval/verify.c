@@ -1,6 +1,8 @@
 /* verify.c — elementwise comparison with the task's tolerance (see verify.h). */
 #include "verify.h"
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include "cudal1/solution.h"
@@ -93,4 +95,59 @@ void cl1_cmp_describe(const cl1_cmp *c, char *out, size_t n) {
              "at [%lld]: %.6g vs %.6g", (long long)c->n_bad, (long long)c->n, c->max_abs,
              c->max_rel, (long long)c->first_bad, c->bad_cand, c->bad_ref);
   }
+}
+
+typedef struct {
+  cl1_cmp c;
+  int dtype;
+  const unsigned char *cand, *ref;
+  int64_t n;
+  double atol, rtol;
+} cmp_job;
+
+static void *cmp_thread(void *arg) {
+  cmp_job *j = arg;
+  cl1_cmp_init(&j->c);
+  cl1_cmp_add(&j->c, j->dtype, j->cand, j->ref, j->n, j->atol, j->rtol);
+  return NULL;
+}
+
+void cl1_cmp_add_parallel(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
+                          double atol, double rtol, int threads) {
+  enum { MAX_T = 32 };
+  if (threads > MAX_T) threads = MAX_T;
+  if (threads <= 1 || n < ((int64_t)1 << 20)) {
+    cl1_cmp_add(c, dtype, cand, ref, n, atol, rtol);
+    return;
+  }
+  size_t es = dtype == CL1_F64 || dtype == CL1_I64 ? 8 : dtype == CL1_F32 || dtype == CL1_I32 ? 4
+              : dtype == CL1_U8 || dtype == CL1_BOOL ? 1 : 2;
+  cmp_job jobs[MAX_T];
+  pthread_t tid[MAX_T];
+  int64_t chunk = (n + threads - 1) / threads;
+  int started = 0;
+  for (int t = 0; t < threads; t++) {
+    int64_t lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    if (lo >= hi) break;
+    jobs[t] = (cmp_job){.dtype = dtype, .cand = (const unsigned char *)cand + (size_t)lo * es,
+                        .ref = (const unsigned char *)ref + (size_t)lo * es, .n = hi - lo,
+                        .atol = atol, .rtol = rtol};
+    if (pthread_create(&tid[t], NULL, cmp_thread, &jobs[t])) { cmp_thread(&jobs[t]); tid[t] = 0; }
+    started++;
+  }
+  int64_t base = c->n;
+  for (int t = 0; t < started; t++) {
+    if (tid[t]) pthread_join(tid[t], NULL);
+    const cl1_cmp *k = &jobs[t].c;
+    if (k->n_bad && c->first_bad < 0) {
+      c->first_bad = base + t * chunk + k->first_bad;
+      c->bad_cand = k->bad_cand;
+      c->bad_ref = k->bad_ref;
+    }
+    c->n_bad += k->n_bad;
+    c->n_nan += k->n_nan;
+    if (k->max_abs > c->max_abs) c->max_abs = k->max_abs;
+    if (k->max_rel > c->max_rel) c->max_rel = k->max_rel;
+  }
+  c->n += n;
 }

@@ -17,6 +17,9 @@ typedef struct {
 void cl1_cmp_init(cl1_cmp *c);
 void cl1_cmp_add(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n, double atol,
                  double rtol);
+/* The same, split over up to `threads` threads (the judge's large outputs: billions of elements). */
+void cl1_cmp_add_parallel(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
+                          double atol, double rtol, int threads);
 /* One line describing c (e.g. "12 of 4096 elements wrong, first at [7]: 0.5 vs 0.25"). */
 void cl1_cmp_describe(const cl1_cmp *c, char *out, size_t n);
 

@@ -124,6 +124,13 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   w->shm_bytes = w->region_bytes * (size_t)num(m, "regions", 1);
   w->shm = mmap(NULL, w->shm_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, CL1_WORKER_FD_SHM, 0);
   if (w->shm == MAP_FAILED) { w->shm = NULL; return cl1_err_set(err, "cannot map shared memory"); }
+  /* Pinned, device-to-host copies of large outputs run at full PCIe speed; pageable is a
+     fallback, never an error. */
+  if (w->dev.pin) {
+    cl1_err ignore;
+    if (w->dev.pin(&w->dev, w->shm, w->shm_bytes, &ignore))
+      cl1_log_debug("worker: output memory not pinned: %s", ignore.msg);
+  }
   for (int i = 0; i < w->inst.n_outputs; i++) {
     if (w->dev.alloc(&w->dev, w->inst.outputs[i].bytes, &w->out_buf[i], err)) return -1;
     tensor_from(&w->out_t[i], &w->inst.outputs[i], w->out_buf[i]);
