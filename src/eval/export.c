@@ -47,15 +47,6 @@ static int save(cl1_dev *d, const char *dir, const char *sub, int idx, const cl1
   return 0;
 }
 
-static void tensor_of(cl1_tensor *x, const cl1_tinst *t, void *data) {
-  memset(x, 0, sizeof *x);
-  x->data = data;
-  x->dtype = t->dtype;
-  x->ndim = t->ndim;
-  int64_t st = 1;
-  for (int i = t->ndim - 1; i >= 0; i--) { x->shape[i] = t->shape[i]; x->stride[i] = st; st *= t->shape[i]; }
-}
-
 int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend b, const char *dir,
                         cl1_err *err) {
   char tdir[4096];
@@ -97,7 +88,7 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
       if (k == 0 && d.gen(&d, &lists[k][i], bufs[k][i], seed + 1, cl1_tensor_id_input(i), err)) goto out;
       if (k == 1 && d.gen(&d, &lists[k][i], bufs[k][i], seed, cl1_tensor_id_param(i), err)) goto out;
       if (k == 2 && d.poison(&d, bufs[k][i], lists[k][i].bytes, err)) goto out;
-      tensor_of(&tl[k][i], &lists[k][i], bufs[k][i]);
+      cl1_tensor_of(&tl[k][i], &lists[k][i], bufs[k][i]);
     }
   cl1_call call = {.n_inputs = in.n_inputs, .inputs = ti, .n_params = in.n_params, .params = tp,
                    .n_outputs = in.n_outputs, .outputs = to, .n_attrs = in.n_attrs,

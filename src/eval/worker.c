@@ -57,19 +57,6 @@ size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) 
   return off ? off : 256;
 }
 
-static void tensor_from(cl1_tensor *t, const cl1_tinst *ti, void *data) {
-  memset(t, 0, sizeof *t);
-  t->data = data;
-  t->dtype = ti->dtype;
-  t->ndim = ti->ndim;
-  int64_t st = 1;
-  for (int d = ti->ndim - 1; d >= 0; d--) {
-    t->shape[d] = ti->shape[d];
-    t->stride[d] = st;
-    st *= ti->shape[d];
-  }
-}
-
 static int reply(int type, cJSON *o) {
   char *s = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
@@ -133,7 +120,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   }
   for (int i = 0; i < w->inst.n_outputs; i++) {
     if (w->dev.alloc(&w->dev, w->inst.outputs[i].bytes, &w->out_buf[i], err)) return -1;
-    tensor_from(&w->out_t[i], &w->inst.outputs[i], w->out_buf[i]);
+    cl1_tensor_of(&w->out_t[i], &w->inst.outputs[i], w->out_buf[i]);
   }
   w->workspace_bytes = (size_t)num(m, "workspace", 0);
   if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
@@ -177,11 +164,11 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
       return -1;
     if (w->dev.gen(&w->dev, &w->inst.params[i], w->par_buf[i], seed, cl1_tensor_id_param(i), err))
       return -1;
-    tensor_from(&w->par_t[i], &w->inst.params[i], w->par_buf[i]);
+    cl1_tensor_of(&w->par_t[i], &w->inst.params[i], w->par_buf[i]);
     if (w->dev.checksum(&w->dev, w->par_buf[i], w->inst.params[i].bytes, &w->par_sum[i], err))
       return -1;
   }
-  for (int i = 0; i < w->inst.n_inputs; i++) tensor_from(&w->in_t[i], &w->inst.inputs[i], NULL);
+  for (int i = 0; i < w->inst.n_inputs; i++) cl1_tensor_of(&w->in_t[i], &w->inst.inputs[i], NULL);
   if (w->dev.sync(&w->dev, err)) return -1;
   int rc = 0;
   w->call.state = NULL;
@@ -208,7 +195,7 @@ static int fill_slot(worker *w, int s, uint64_t seed, cl1_err *err) {
 
 static void bind_slot(worker *w, int s) {
   for (int i = 0; i < w->inst.n_inputs; i++)
-    tensor_from(&w->in_t[i], &w->inst.inputs[i], w->in_buf[s][i]);
+    cl1_tensor_of(&w->in_t[i], &w->inst.inputs[i], w->in_buf[s][i]);
 }
 
 static int sums(worker *w, int s, uint64_t *in_sum, cl1_err *err) {

@@ -87,3 +87,16 @@ void cl1_gen_host(const cl1_tinst *t, void *dst, uint64_t seed, uint32_t tid) {
 #undef CL1_AS_BF16
 #undef CL1_AS_F64
 }
+
+void cl1_tensor_of(cl1_tensor *t, const cl1_tinst *ti, void *data) {
+  memset(t, 0, sizeof *t);
+  t->data = data;
+  t->dtype = ti->dtype;
+  t->ndim = ti->ndim;
+  int64_t st = 1;
+  for (int d = ti->ndim - 1; d >= 0; d--) {
+    t->shape[d] = ti->shape[d];
+    t->stride[d] = st;
+    st *= ti->shape[d];
+  }
+}

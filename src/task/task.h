@@ -111,6 +111,9 @@ int cl1_expr_eval(const char *expr, const cl1_task *t, int set, int64_t *out, cl
 static inline uint32_t cl1_tensor_id_input(int i) { return 0x100u + (uint32_t)i; }
 static inline uint32_t cl1_tensor_id_param(int i) { return 0x200u + (uint32_t)i; }
 
+/* The ABI view of an instance tensor at `data`: shape and contiguous row-major strides. */
+void cl1_tensor_of(cl1_tensor *t, const cl1_tinst *ti, void *data);
+
 /* Fills dst (host memory, t->numel elements of t->dtype) from the task's generator. */
 void cl1_gen_host(const cl1_tinst *t, void *dst, uint64_t seed, uint32_t tid);
 
