@@ -1,0 +1,83 @@
+/* test_protocols_host.c — the timing protocol's options on the host backend: --warm-cache is
+ * recorded in the result, a speedup at or above --suspicious is re-measured in fresh processes
+ * (the count of measurements says so), and fixed seeds make the checks reproducible. */
+#include "harness.h"
+#include <cjson/cJSON.h>
+
+static char out[1 << 17];
+
+static cJSON *eval(const char *sol, const char *task, const char *extra, int *status) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "%s/cudal1 eval --task %s --solution %s --device host --shapes test "
+           "--json --min-trials 10 --max-trials 40 --time-budget 0.3 %s 2>/dev/null",
+           th_build(), task, sol, extra);
+  *status = th_run(cmd, out, sizeof out);
+  cJSON *j = cJSON_Parse(out);
+  if (!j) fail_msg("no JSON (exit %d): %.300s", *status, out);
+  return j;
+}
+
+static const char *s(cJSON *j, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+  return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void test_warm_cache(void **st) {
+  (void)st;
+  int status;
+  cJSON *j = eval("tests/legit/host/19_ReLU.c", "level1/19_ReLU", "--warm-cache", &status);
+  assert_string_equal(s(j, "verdict"), "pass");
+  assert_string_equal(s(j, "protocol"), "warm-cache");
+  assert_int_equal(status, 0);
+  cJSON_Delete(j);
+}
+
+static void test_suspicious_is_remeasured(void **st) {
+  (void)st;
+  int status;
+  /* --suspicious 1 makes every speedup >= 1 suspicious; --remeasure 2 asks for two more runs */
+  cJSON *j = eval("tests/legit/host/23_Softmax.c", "level1/23_Softmax",
+                  "--suspicious 1 --remeasure 2", &status);
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "timing");
+  const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
+  assert_non_null(t);
+  int meas = cJSON_GetObjectItemCaseSensitive(t, "measurements")->valueint;
+  if (sp->valuedouble >= 1.0) {
+    /* re-measured: 1 + 2 measurements, and either they agreed (pass) or not (hack:unstable) */
+    assert_int_equal(meas, 3);
+    if (!strcmp(s(j, "verdict"), "pass"))
+      assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "remeasured_speedups")), 2);
+    assert_true(!strcmp(s(j, "verdict"), "pass") || !strcmp(s(j, "verdict"), "hack:unstable"));
+  } else {
+    assert_int_equal(meas, 1);
+  }
+  cJSON_Delete(j);
+  /* without the option a result below 3x is not re-measured */
+  j = eval("tests/legit/host/19_ReLU.c", "level1/19_ReLU", "", &status);
+  t = cJSON_GetObjectItemCaseSensitive(j, "timing");
+  assert_int_equal(cJSON_GetObjectItemCaseSensitive(t, "measurements")->valueint, 1);
+  cJSON_Delete(j);
+}
+
+static void test_fixed_seed_reproduces_errors(void **st) {
+  (void)st;
+  int status;
+  char first[256];
+  cJSON *j = eval("tests/hacks/host/wrong_values.c", "level1/19_ReLU", "--seed 42", &status);
+  assert_string_equal(s(j, "verdict"), "incorrect");
+  snprintf(first, sizeof first, "%s", s(j, "message"));
+  cJSON_Delete(j);
+  j = eval("tests/hacks/host/wrong_values.c", "level1/19_ReLU", "--seed 42", &status);
+  assert_string_equal(s(j, "message"), first); /* same seeds: the same first wrong element */
+  assert_int_equal(status, 1);
+  cJSON_Delete(j);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_warm_cache),
+      cmocka_unit_test(test_suspicious_is_remeasured),
+      cmocka_unit_test(test_fixed_seed_reproduces_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
