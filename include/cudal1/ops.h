@@ -8,10 +8,26 @@
 #ifndef CUDAL1_OPS_H
 #define CUDAL1_OPS_H
 #include <stdint.h>
+#include <string.h>
+#include "solution.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Helpers for references written against this library. */
+/* Number of elements of a tensor. */
+static inline int64_t cl1_op_numel(const cl1_tensor *t) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+/* The task attribute `name` into *v; 0 when present, 1 when the task has none. */
+static inline int cl1_op_attr(const cl1_call *c, const char *name, double *v) {
+  for (int32_t i = 0; i < c->n_attrs; i++)
+    if (!strcmp(c->attrs[i].name, name)) return *v = c->attrs[i].value, 0;
+  return 1;
+}
 
 /* y = max(x, 0); x, y: (n) */
 int cl1_op_relu(void *stream, const float *x, float *y, int64_t n);

@@ -2,15 +2,9 @@
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
-static int64_t numel(const cl1_tensor *t) {
-  int64_t n = 1;
-  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
-  return n;
-}
-
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (call->n_inputs != 1 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *y = &call->outputs[0];
-  if (numel(x) != numel(y)) return 1;
-  return cl1_op_relu(call->stream, (const float *)x->data, (float *)y->data, numel(x));
+  if (cl1_op_numel(x) != cl1_op_numel(y)) return 1;
+  return cl1_op_relu(call->stream, (const float *)x->data, (float *)y->data, cl1_op_numel(x));
 }

@@ -4,31 +4,19 @@
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
-static int attr(const cl1_call *c, const char *name, double *v) {
-  for (int i = 0; i < c->n_attrs; i++)
-    if (!strcmp(c->attrs[i].name, name)) return *v = c->attrs[i].value, 0;
-  return 1;
-}
-
-static int64_t numel(const cl1_tensor *t) {
-  int64_t n = 1;
-  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
-  return n;
-}
-
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *b = &call->params[1],
                    *y = &call->outputs[0];
   double eps;
-  if (attr(call, "eps", &eps)) return 1;
+  if (cl1_op_attr(call, "eps", &eps)) return 1;
   int nd = w->ndim;  // the normalised shape is the weight's shape
   if (x->ndim < nd || b->ndim != nd || y->ndim != x->ndim) return 1;
   for (int d = 0; d < nd; d++)
     if (x->shape[x->ndim - nd + d] != w->shape[d] || b->shape[d] != w->shape[d]) return 1;
   for (int d = 0; d < x->ndim; d++)
     if (y->shape[d] != x->shape[d]) return 1;
-  int64_t cols = numel(w), rows = cols ? numel(x) / cols : 0;
+  int64_t cols = cl1_op_numel(w), rows = cols ? cl1_op_numel(x) / cols : 0;
   return cl1_op_layernorm(call->stream, (const float *)x->data, (const float *)w->data,
                           (const float *)b->data, (float *)y->data, rows, cols, eps);
 }

@@ -4,23 +4,11 @@
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
-static int attr(const cl1_call *c, const char *name, double *v) {
-  for (int i = 0; i < c->n_attrs; i++)
-    if (!strcmp(c->attrs[i].name, name)) return *v = c->attrs[i].value, 0;
-  return 1;
-}
-
-static int64_t numel(const cl1_tensor *t) {
-  int64_t n = 1;
-  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
-  return n;
-}
-
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (call->n_inputs != 1 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *y = &call->outputs[0];
   double dv;
-  if (attr(call, "dim", &dv)) return 1;
+  if (cl1_op_attr(call, "dim", &dv)) return 1;
   int dim = (int)dv;
   if (dim < 0) dim += x->ndim;
   if (dim < 0 || dim >= x->ndim || y->ndim != x->ndim) return 1;
@@ -29,7 +17,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   for (int d = dim + 1; d < x->ndim; d++) inner *= x->shape[d];
   for (int d = 0; d < x->ndim; d++)
     if (y->shape[d] != (d == dim ? 1 : x->shape[d])) return 1;
-  if (numel(y) != outer * inner) return 1;
+  if (cl1_op_numel(y) != outer * inner) return 1;
   return cl1_op_sum_dim(call->stream, (const float *)x->data, (float *)y->data, outer,
                         x->shape[dim], inner);
 }

@@ -4,19 +4,13 @@
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
-static int attr(const cl1_call *c, const char *name, double *v) {
-  for (int i = 0; i < c->n_attrs; i++)
-    if (!strcmp(c->attrs[i].name, name)) return *v = c->attrs[i].value, 0;
-  return 1;
-}
-
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (call->n_inputs != 1 || call->n_params != 1 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *y = &call->outputs[0];
   if (x->ndim != 4 || w->ndim != 4 || y->ndim != 4) return 1;
   double stride, pad, dil, groups;
-  if (attr(call, "stride", &stride) || attr(call, "padding", &pad) ||
-      attr(call, "dilation", &dil) || attr(call, "groups", &groups))
+  if (cl1_op_attr(call, "stride", &stride) || cl1_op_attr(call, "padding", &pad) ||
+      cl1_op_attr(call, "dilation", &dil) || cl1_op_attr(call, "groups", &groups))
     return 1;
   cl1_conv2d_desc d = {
       .n = x->shape[0], .c = x->shape[1], .h = x->shape[2], .w = x->shape[3],
