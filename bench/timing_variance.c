@@ -1,0 +1,105 @@
+/* timing_variance.c — where does run-to-run timing spread come from? (foundation issue: the
+ * same candidate in fresh evaluations must agree within 2%). Times the op library's FP32 matmul
+ * (cuBLAS, as the reference does) under the evaluator's own timed interval and L2 flush, in P
+ * fresh processes x K buffer sets allocated at distinct addresses each, and reports the median
+ * of every (process, set). Spread across sets within a process points at buffer placement;
+ * spread across processes with sets agreeing points at the context.
+ * usage: build/bench/timing_variance [--procs P] [--sets K] [--trials T] [--n N]  (JSON out) */
+#include <cjson/cJSON.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "eval/dev.h"
+#include "eval/stats.h"
+#include "task/task.h"
+
+typedef int (*matmul_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
+
+/* One process: K buffer sets, T trials each (round-robin over sets); prints medians as JSON. */
+static int child(int sets, int trials, int64_t n, const char *ops_path) {
+  cl1_dev d;
+  cl1_err err = {{0}};
+  if (cl1_dev_open(CL1_BACKEND_CUDA, &d, &err)) { fprintf(stderr, "%s\n", err.msg); return 3; }
+  void *lib = dlopen(ops_path, RTLD_NOW);
+  if (!lib) { fprintf(stderr, "%s\n", dlerror()); return 3; }
+  matmul_fn mm = (matmul_fn)(uintptr_t)dlsym(lib, "cl1_op_matmul");
+  if (!mm) return 3;
+  cl1_tinst t = {.name = "x", .dtype = CL1_F32, .ndim = 2, .shape = {n, n}, .numel = n * n,
+                 .bytes = (size_t)(n * n) * 4, .dist = 0, .a = 0, .b = 1};
+  void *buf[16][3];
+  for (int s = 0; s < sets; s++)
+    for (int k = 0; k < 3; k++) {
+      if (d.alloc(&d, t.bytes, &buf[s][k], &err)) { fprintf(stderr, "%s\n", err.msg); return 3; }
+      if (k < 2 && d.gen(&d, &t, buf[s][k], 1 + (uint64_t)s, (uint32_t)k, &err)) return 3;
+    }
+  double *ms = calloc((size_t)(sets * trials), sizeof(double));
+  for (int w = 0; w < 5; w++) mm(d.stream, buf[0][0], buf[0][1], buf[0][2], n, n, n); /* warm-up */
+  for (int i = 0; i < trials; i++)
+    for (int s = 0; s < sets; s++) {
+      double ev, wall;
+      if (d.flush(&d, &err) || d.begin(&d, &err)) return 3;
+      if (mm(d.stream, buf[s][0], buf[s][1], buf[s][2], n, n, n)) return 3;
+      if (d.end(&d, &ev, &wall, &err)) return 3;
+      ms[s * trials + i] = ev;
+    }
+  printf("[");
+  for (int s = 0; s < sets; s++) printf("%s%.6f", s ? ", " : "", cl1_median(ms + s * trials, trials));
+  printf("]\n");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  int procs = 5, sets = 4, trials = 100;
+  int64_t n = 2048;
+  const char *ops = "build/libcl1ops_cuda.so";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--procs")) procs = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--sets")) sets = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--trials")) trials = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--n")) n = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--ops")) ops = argv[i + 1];
+    else if (!strcmp(argv[i], "--child")) return child(sets, trials, n, ops);
+  }
+  if (sets < 1 || sets > 16 || procs < 1 || trials < 5 || n < 16) {
+    fprintf(stderr, "timing_variance: bad arguments\n");
+    return 2;
+  }
+  cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "medians_ms");
+  cJSON_AddNumberToObject(doc, "n", (double)n);
+  cJSON_AddNumberToObject(doc, "sets", sets);
+  cJSON_AddNumberToObject(doc, "trials", trials);
+  double lo = 1e30, hi = 0, worst_within = 1;
+  for (int p = 0; p < procs; p++) {
+    char cmd[1024], line[4096] = "";
+    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s", argv[0], sets,
+             trials, (long long)n, ops);
+    FILE *f = popen(cmd, "r");
+    if (!f || !fgets(line, sizeof line, f)) { if (f) pclose(f); return 3; }
+    if (pclose(f)) return 3;
+    cJSON *r = cJSON_Parse(line);
+    if (!r) return 3;
+    double plo = 1e30, phi = 0;
+    for (int s = 0; s < cJSON_GetArraySize(r); s++) {
+      double v = cJSON_GetArrayItem(r, s)->valuedouble;
+      if (v < plo) plo = v;
+      if (v > phi) phi = v;
+    }
+    if (phi / plo > worst_within) worst_within = phi / plo;
+    double pm = 0;
+    for (int s = 0; s < cJSON_GetArraySize(r); s++) pm += cJSON_GetArrayItem(r, s)->valuedouble;
+    pm /= cJSON_GetArraySize(r);
+    if (pm < lo) lo = pm;
+    if (pm > hi) hi = pm;
+    cJSON_AddItemToArray(rows, r);
+  }
+  cJSON_AddNumberToObject(doc, "within_process_max_over_min", worst_within);
+  cJSON_AddNumberToObject(doc, "across_process_mean_max_over_min", hi / lo);
+  char *s = cJSON_Print(doc);
+  puts(s);
+  free(s);
+  cJSON_Delete(doc);
+  return 0;
+}
