@@ -78,4 +78,9 @@ int cl1_op_conv2d(void *stream, const float *x, const float *w, const float *bia
 #ifdef __cplusplus
 }
 #endif
+
+/* The op groups (one header each, same conventions). */
+#include "ops_matmul.h"
+#include "ops_act.h"
+#include "ops_norm.h"
 #endif
