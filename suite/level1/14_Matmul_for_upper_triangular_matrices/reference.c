@@ -1,0 +1,17 @@
+/* reference.c — level1/14_Matmul_for_upper_triangular_matrices: C = torch.triu(torch.matmul(A, B)):
+ * cl1_op_gemm_ex, then cl1_op_tri. */
+#include <cudal1/solution.h>
+#include <cudal1/ops.h>
+
+CL1_EXPORT int cl1_forward(const cl1_call *call) {
+  if (call->n_inputs != 2 || call->n_outputs != 1) return 1;
+  const cl1_tensor *A = &call->inputs[0], *B = &call->inputs[1], *C = &call->outputs[0];
+  if (A->ndim != 2 || B->ndim != 2 || C->ndim != 2) return 1;
+  int64_t M = A->shape[0], K = A->shape[1], N = B->shape[1];  // A (M, K), B (K, N)
+  if (B->shape[0] != K || C->shape[0] != M || C->shape[1] != N) return 1;
+  if (M != N) return 1;
+  int rc = cl1_op_gemm_ex(call->stream, 0, 0, (const float *)A->data, (const float *)B->data,
+                          (float *)C->data, M, N, K, 1, 0, 0, 0);
+  if (rc) return rc;
+  return cl1_op_tri(call->stream, (const float *)C->data, (float *)C->data, 1, M, N, 1, 0);
+}
