@@ -83,4 +83,8 @@ int cl1_op_conv2d(void *stream, const float *x, const float *w, const float *bia
 #include "ops_matmul.h"
 #include "ops_act.h"
 #include "ops_norm.h"
+#include "ops_conv.h"
+#include "ops_convt.h"
+#include "ops_scan.h"
+#include "ops_pool.h"
 #endif

@@ -1,0 +1,12 @@
+/* ops_pool.h — part of the op library API (ops.h includes it); see ops.h for the conventions. */
+#ifndef CUDAL1_OPS_POOL_H
+#define CUDAL1_OPS_POOL_H
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
