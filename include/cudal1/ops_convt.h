@@ -1,10 +1,52 @@
-/* ops_convt.h — part of the op library API (ops.h includes it); see ops.h for the conventions. */
+/* ops_convt.h — part of the op library API (ops.h includes it); see ops.h for the conventions.
+ * Transposed convolution (nn.ConvTranspose1d/2d/3d) over 1, 2 or 3 spatial dims. */
 #ifndef CUDAL1_OPS_CONVT_H
 #define CUDAL1_OPS_CONVT_H
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define CL1_CONVT_MAX_ND 3
+typedef struct {
+  int32_t nd;                       /* spatial dims, 1..3 */
+  int64_t n, c_in, c_out;           /* batch, input channels, output channels */
+  int64_t in[CL1_CONVT_MAX_ND];     /* input spatial sizes, first nd used */
+  int64_t k[CL1_CONVT_MAX_ND];      /* kernel sizes */
+  int64_t stride[CL1_CONVT_MAX_ND], pad[CL1_CONVT_MAX_ND], out_pad[CL1_CONVT_MAX_ND],
+      dil[CL1_CONVT_MAX_ND];
+  int64_t groups;
+} cl1_convt_desc;
+
+/* Output size along spatial dim i (PyTorch's formula):
+ * (L_in - 1)*stride - 2*padding + dilation*(k - 1) + output_padding + 1. */
+static inline int64_t cl1_convt_out(const cl1_convt_desc *d, int i) {
+  return (d->in[i] - 1) * d->stride[i] - 2 * d->pad[i] + d->dil[i] * (d->k[i] - 1) +
+         d->out_pad[i] + 1;
+}
+
+/* 0 when d is a valid transposed convolution as PyTorch accepts it (sizes positive, channels
+ * divisible by groups, output_padding < max(stride, dilation), every output size >= 1). */
+static inline int cl1_convt_check(const cl1_convt_desc *d) {
+  if (!d || d->nd < 1 || d->nd > CL1_CONVT_MAX_ND || d->n < 0 || d->c_in < 1 || d->c_out < 1 ||
+      d->groups < 1 || d->c_in % d->groups || d->c_out % d->groups)
+    return 1;
+  for (int i = 0; i < d->nd; i++) {
+    if (d->in[i] < 1 || d->k[i] < 1 || d->stride[i] < 1 || d->pad[i] < 0 || d->dil[i] < 1 ||
+        d->out_pad[i] < 0)
+      return 1;
+    int64_t m = d->stride[i] > d->dil[i] ? d->stride[i] : d->dil[i];
+    if (d->out_pad[i] >= m || cl1_convt_out(d, i) < 1) return 1;
+  }
+  return 0;
+}
+
+/* Transposed convolution, as nn.ConvTranspose{nd}d; bias (C_out) may be NULL.
+ * x: (N, C_in, in...), w: (C_in, C_out/groups, k...), y: (N, C_out, out...) with
+ * out[i] = cl1_convt_out(d, i). Scatter form: y[n, g*C_out/groups + o, i*stride - pad + t*dil]
+ * += x[n, c, i] * w[c, o, t] for c in group g; taps landing outside y are dropped. */
+int cl1_op_convtnd(void *stream, const float *x, const float *w, const float *bias, float *y,
+                   const cl1_convt_desc *d);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,19 @@
+"""twin.py — level1/66_conv_standard_3D__asymmetric_input__asymmetric_kernel as a PyTorch module
+(KernelBench's Model: nn.Conv3d with bias=False, attribute `conv3d`)."""
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups):
+        super().__init__()
+        self.conv3d = nn.Conv3d(in_channels, out_channels, kernel_size, stride=stride,
+                                padding=padding, dilation=dilation, groups=groups, bias=False)
+
+    def forward(self, x):
+        return self.conv3d(x)
+
+
+def make(dims: dict, attrs: dict) -> nn.Module:
+    a = {k: int(v) for k, v in attrs.items()}
+    return Model(a["in_channels"], a["out_channels"], (a["kernel_d"], a["kernel_h"], a["kernel_w"]),
+                 (a["stride"], a["stride"], a["stride"]), (a["padding"], a["padding"], a["padding"]), (a["dilation"], a["dilation"], a["dilation"]), a["groups"])

@@ -1,0 +1,19 @@
+"""twin.py — level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ as a PyTorch module
+(KernelBench's Model: nn.Conv2d with bias=False, attribute `conv2d`)."""
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups):
+        super().__init__()
+        self.conv2d = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride,
+                                padding=padding, dilation=dilation, groups=groups, bias=False)
+
+    def forward(self, x):
+        return self.conv2d(x)
+
+
+def make(dims: dict, attrs: dict) -> nn.Module:
+    a = {k: int(v) for k, v in attrs.items()}
+    return Model(a["in_channels"], a["out_channels"], (a["kernel_h"], a["kernel_w"]),
+                 (a["stride"], a["stride"]), (a["padding_h"], a["padding_w"]), (a["dilation_h"], a["dilation_w"]), a["groups"])

@@ -1,0 +1,16 @@
+"""twin.py — level1/91_cumsum_reverse as a PyTorch module (KernelBench's Model)."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return torch.cumsum(x.flip(self.dim), dim=self.dim).flip(self.dim)
+
+
+def make(dims: dict, attrs: dict) -> nn.Module:
+    return Model(int(attrs["dim"]))
