@@ -87,4 +87,8 @@ int cl1_op_conv2d(void *stream, const float *x, const float *w, const float *bia
 #include "ops_convt.h"
 #include "ops_scan.h"
 #include "ops_pool.h"
+#include "ops_misc_a.h"
+#include "ops_misc_b.h"
+#include "ops_misc_c.h"
+#include "ops_misc_d.h"
 #endif
