@@ -253,8 +253,29 @@ static void test_conv2d(void **state) {
   assert_int_not_equal(f(NULL, &one, &one, NULL, &one, &bad), 0);
 }
 
+typedef void *(*alloc_fn)(size_t);
+typedef void (*free_fn)(void *);
+
+/* Intermediates memory: aligned, writable, distinct blocks, zero bytes allowed. */
+static void test_alloc(void **state) {
+  (void)state;
+  alloc_fn a = (alloc_fn)sym("cl1_op_alloc");
+  free_fn f = (free_fn)sym("cl1_op_free");
+  unsigned char *p = a(1 << 20), *q = a(0);
+  assert_non_null(p);
+  assert_non_null(q);
+  assert_true(p != q);
+  assert_int_equal((uintptr_t)p % 256, 0);
+  memset(p, 0x5A, 1 << 20);
+  assert_int_equal(p[(1 << 20) - 1], 0x5A);
+  f(p);
+  f(q);
+  f(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_alloc),
       cmocka_unit_test(test_relu),          cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_sum_dim),       cmocka_unit_test(test_layernorm),
       cmocka_unit_test(test_matmul_linear), cmocka_unit_test(test_bias_add),

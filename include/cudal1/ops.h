@@ -7,6 +7,7 @@
  * PyTorch's defaults: matmul in full FP32 (no TF32); cuDNN convolution with TF32 allowed. */
 #ifndef CUDAL1_OPS_H
 #define CUDAL1_OPS_H
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "solution.h"
@@ -28,6 +29,13 @@ static inline int cl1_op_attr(const cl1_call *c, const char *name, double *v) {
     if (!strcmp(c->attrs[i].name, name)) return *v = c->attrs[i].value, 0;
   return 1;
 }
+
+/* Memory for a reference's intermediates (eager PyTorch allocates them per call from its caching
+ * allocator; a reference allocates them once in cl1_setup, where input shapes are known, and
+ * frees them in cl1_teardown). Device memory on the CUDA build, host memory on the host build;
+ * NULL when out of memory. Contents undefined. */
+void *cl1_op_alloc(size_t bytes);
+void cl1_op_free(void *p);
 
 /* y = max(x, 0); x, y: (n) */
 int cl1_op_relu(void *stream, const float *x, float *y, int64_t n);
