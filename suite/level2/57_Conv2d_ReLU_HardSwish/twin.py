@@ -1,0 +1,18 @@
+"""twin.py — level2/57_Conv2d_ReLU_HardSwish as a PyTorch module (KernelBench's Model)."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+
+    def forward(self, x):
+        x = self.conv(x)
+        x = torch.relu(x)
+        return x * torch.clamp((x + 3) / 6, 0, 1)
+
+
+def make(dims: dict, attrs: dict) -> nn.Module:
+    return Model(int(attrs["in_channels"]), int(attrs["out_channels"]), int(attrs["kernel_size"]))

@@ -1,0 +1,19 @@
+/* reference.c — level2/99_Matmul_GELU_Softmax, PyTorch eager order: y = linear(x, W, b) into
+ * the output, y = gelu(y) (exact erf form) in place, y = softmax(y, dim=1) in place. */
+#include <cudal1/solution.h>
+#include <cudal1/ops.h>
+
+CL1_EXPORT int cl1_forward(const cl1_call *call) {
+  if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
+  const cl1_tensor *x = &call->inputs[0], *W = &call->params[0], *b = &call->params[1],
+                   *y = &call->outputs[0];
+  if (x->ndim != 2 || W->ndim != 2 || b->ndim != 1 || y->ndim != 2) return 1;
+  int64_t M = x->shape[0], K = x->shape[1], N = W->shape[0];
+  if (W->shape[1] != K || b->shape[0] != N || y->shape[0] != M || y->shape[1] != N) return 1;
+  float *out = (float *)y->data;
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+                         (const float *)b->data, out, M, N, K);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_GELU, out, out, M * N, 0, 0);
+  if (!rc) rc = cl1_op_softmax(call->stream, out, out, M, N);
+  return rc;
+}
