@@ -1,0 +1,23 @@
+/* reference.c — level2/12_Gemm_Multiply_LeakyReLU, PyTorch eager order: y = linear(x, W, b)
+ * into the output, then in place y = y * multiplier, y = leaky_relu(y, negative_slope). */
+#include <cudal1/solution.h>
+#include <cudal1/ops.h>
+
+CL1_EXPORT int cl1_forward(const cl1_call *call) {
+  if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
+  const cl1_tensor *x = &call->inputs[0], *W = &call->params[0], *b = &call->params[1],
+                   *y = &call->outputs[0];
+  if (x->ndim != 2 || W->ndim != 2 || b->ndim != 1 || y->ndim != 2) return 1;
+  int64_t M = x->shape[0], K = x->shape[1], N = W->shape[0];
+  if (W->shape[1] != K || b->shape[0] != N || y->shape[0] != M || y->shape[1] != N) return 1;
+  double mul, slope;
+  if (cl1_op_attr(call, "multiplier", &mul) || cl1_op_attr(call, "negative_slope", &slope))
+    return 1;
+  float *out = (float *)y->data;
+  int64_t n = M * N;
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+                         (const float *)b->data, out, M, N, K);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, out, out, n, mul, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_LEAKY_RELU, out, out, n, slope, 0);
+  return rc;
+}

@@ -1,0 +1,27 @@
+"""twin.py — level2/20_ConvTranspose3d_Sum_ResidualAdd_Multiply_ResidualAdd as a PyTorch module
+(KernelBench's Model)."""
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, output_padding):
+        super().__init__()
+        self.conv_transpose = nn.ConvTranspose3d(in_channels, out_channels, kernel_size,
+                                                 stride=stride, padding=padding,
+                                                 output_padding=output_padding)
+        self.bias = nn.Parameter(torch.randn(out_channels, 1, 1, 1))
+
+    def forward(self, x):
+        x = self.conv_transpose(x)
+        original_x = x.clone().detach()
+        x = x + self.bias
+        x = x + original_x
+        x = x * original_x
+        return x + original_x
+
+
+def make(dims: dict, attrs: dict) -> nn.Module:
+    a = {k: int(v) for k, v in attrs.items()}
+    return Model(a["in_channels"], a["out_channels"], a["kernel_size"], a["stride"], a["padding"],
+                 a["output_padding"])

@@ -1,0 +1,43 @@
+/* reference.c — level2/31_Conv2d_Min_Add_Multiply, PyTorch eager order: y = conv2d(x, W, b) into
+ * the output, y = min(y, constant_value) in place (hardtanh with no lower bound keeps NaN, as
+ * torch.min does), y = y + bias (per channel) in place, y = y * scaling_factor in place. */
+#include <math.h>
+#include <cudal1/solution.h>
+#include <cudal1/ops.h>
+
+/* Conv2d(in, out, k) with the defaults stride 1, padding 0, dilation 1, groups 1. */
+static int conv_desc(const cl1_tensor *x, const cl1_tensor *w, const cl1_tensor *cb,
+                     cl1_conv2d_desc *d) {
+  if (x->ndim != 4 || w->ndim != 4 || cb->ndim != 1) return 1;
+  *d = (cl1_conv2d_desc){.n = x->shape[0], .c = x->shape[1], .h = x->shape[2], .w = x->shape[3],
+                         .k = w->shape[0], .r = w->shape[2], .s = w->shape[3], .stride_h = 1,
+                         .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
+  if (w->shape[1] != d->c || cb->shape[0] != d->k) return 1;
+  if (d->h < d->r || d->w < d->s) return 1;
+  return 0;
+}
+
+
+CL1_EXPORT int cl1_forward(const cl1_call *call) {
+  if (call->n_inputs != 1 || call->n_params != 3 || call->n_outputs != 1) return 1;
+  const cl1_tensor *b = &call->params[2], *y = &call->outputs[0];
+  cl1_conv2d_desc d;
+  if (conv_desc(&call->inputs[0], &call->params[0], &call->params[1], &d)) return 1;
+  int64_t oh = cl1_conv2d_out_h(&d), ow = cl1_conv2d_out_w(&d);
+  if (y->ndim != 4 || y->shape[0] != d.n || y->shape[1] != d.k || y->shape[2] != oh ||
+      y->shape[3] != ow)
+    return 1;
+  if (b->ndim != 3 || b->shape[0] != d.k || b->shape[1] != 1 || b->shape[2] != 1) return 1;
+  double cval, scale;
+  if (cl1_op_attr(call, "constant_value", &cval) || cl1_op_attr(call, "scaling_factor", &scale))
+    return 1;
+  int64_t n = d.n * d.k * oh * ow;
+  float *out = (float *)y->data;
+  int rc = cl1_op_conv2d(call->stream, (const float *)call->inputs[0].data,
+                         (const float *)call->params[0].data, (const float *)call->params[1].data,
+                         out, &d);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, out, out, n, -INFINITY, cval);
+  if (!rc) rc = cl1_op_bias_add(call->stream, out, (const float *)b->data, out, d.n, d.k, oh * ow);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, out, out, n, scale, 0);
+  return rc;
+}

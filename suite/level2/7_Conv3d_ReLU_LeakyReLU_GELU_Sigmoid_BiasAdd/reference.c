@@ -1,0 +1,38 @@
+/* reference.c — level2/7_Conv3d_ReLU_LeakyReLU_GELU_Sigmoid_BiasAdd, PyTorch eager order:
+ * y = conv3d(x, W, b) into the output, then in place: relu, leaky_relu(0.01), exact GELU,
+ * sigmoid, + bias (per channel). */
+#include <cudal1/solution.h>
+#include <cudal1/ops.h>
+
+CL1_EXPORT int cl1_forward(const cl1_call *call) {
+  if (call->n_inputs != 1 || call->n_params != 3 || call->n_outputs != 1) return 1;
+  const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *cb = &call->params[1],
+                   *b = &call->params[2], *y = &call->outputs[0];
+  if (x->ndim != 5 || w->ndim != 5 || cb->ndim != 1 || b->ndim != 4 || y->ndim != 5) return 1;
+  double slope;
+  if (cl1_op_attr(call, "negative_slope", &slope)) return 1;
+  cl1_convnd_desc d = {.nd = 3, .n = x->shape[0], .c = x->shape[1], .k = w->shape[0],
+                       .groups = 1};
+  for (int i = 0; i < 3; i++) {
+    d.in[i] = x->shape[2 + i], d.ker[i] = w->shape[2 + i];
+    d.stride[i] = 1, d.pad[i] = 0, d.dil[i] = 1;
+  }
+  if (w->shape[1] != d.c || cb->shape[0] != d.k || !cl1_convnd_valid(&d)) return 1;
+  if (b->shape[0] != d.k || b->shape[1] != 1 || b->shape[2] != 1 || b->shape[3] != 1) return 1;
+  if (y->shape[0] != d.n || y->shape[1] != d.k) return 1;
+  int64_t sp = 1;
+  for (int i = 0; i < 3; i++) {
+    if (y->shape[2 + i] != cl1_convnd_out(&d, i)) return 1;
+    sp *= y->shape[2 + i];
+  }
+  float *out = (float *)y->data;
+  int64_t n = cl1_op_numel(y);
+  int rc = cl1_op_convnd(call->stream, (const float *)x->data, (const float *)w->data,
+                         (const float *)cb->data, out, &d);
+  if (!rc) rc = cl1_op_relu(call->stream, out, out, n);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_LEAKY_RELU, out, out, n, slope, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_GELU, out, out, n, 0, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, out, out, n, 0, 0);
+  if (!rc) rc = cl1_op_bias_add(call->stream, out, (const float *)b->data, out, d.n, d.k, sp);
+  return rc;
+}
