@@ -48,6 +48,56 @@ static inline int cl1_convt_check(const cl1_convt_desc *d) {
 int cl1_op_convtnd(void *stream, const float *x, const float *w, const float *bias, float *y,
                    const cl1_convt_desc *d);
 
+#ifdef CUDAL1_OPS_H /* cl1_op_attr and the ABI types come from ops.h, which includes this file */
+/* attr `<base>_<axis>` for spatial axis i of nd (l; h, w; d, h, w), else `<base>`: 0 and *v
+ * set, or 1 when neither exists. */
+static inline int cl1_convt_axis_attr(const cl1_call *c, const char *base, int nd, int i,
+                                      double *v) {
+  static const char *const ax[3][3] = {{"l"}, {"h", "w"}, {"d", "h", "w"}};
+  char name[64];
+  size_t k = strlen(base);
+  if (k + 3 > sizeof name) return 1;
+  memcpy(name, base, k);
+  name[k] = '_';
+  strcpy(name + k + 1, ax[nd - 1][i]);
+  return cl1_op_attr(c, name, v) && cl1_op_attr(c, base, v);
+}
+
+/* The whole forward of a transposed-conv task without bias: input x (N, C_in, spatial...),
+ * param w (C_in, C_out/groups, k...), output y; stride, padding, output_padding, dilation and
+ * groups from attrs (per-axis attrs win), channels and kernel sizes from the tensors. Non-zero
+ * on any shape or attr mismatch. */
+static inline int cl1_op_convtnd_task(const cl1_call *call, int nd) {
+  if (call->n_inputs != 1 || call->n_params != 1 || call->n_outputs != 1) return 1;
+  const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *y = &call->outputs[0];
+  if (nd < 1 || nd > CL1_CONVT_MAX_ND) return 1;
+  if (x->ndim != nd + 2 || w->ndim != nd + 2 || y->ndim != nd + 2) return 1;
+  double groups;
+  if (cl1_op_attr(call, "groups", &groups) || groups < 1) return 1;
+  cl1_convt_desc d = {0};
+  d.nd = nd, d.n = x->shape[0], d.c_in = x->shape[1];
+  d.c_out = w->shape[1] * (int64_t)groups, d.groups = (int64_t)groups;
+  if (w->shape[0] != d.c_in) return 1;
+  for (int i = 0; i < nd; i++) {
+    double s, p, op, dl;
+    if (cl1_convt_axis_attr(call, "stride", nd, i, &s) ||
+        cl1_convt_axis_attr(call, "padding", nd, i, &p) ||
+        cl1_convt_axis_attr(call, "output_padding", nd, i, &op) ||
+        cl1_convt_axis_attr(call, "dilation", nd, i, &dl))
+      return 1;
+    d.in[i] = x->shape[2 + i], d.k[i] = w->shape[2 + i];
+    d.stride[i] = (int64_t)s, d.pad[i] = (int64_t)p, d.out_pad[i] = (int64_t)op;
+    d.dil[i] = (int64_t)dl;
+  }
+  if (cl1_convt_check(&d)) return 1;
+  if (y->shape[0] != d.n || y->shape[1] != d.c_out) return 1;
+  for (int i = 0; i < nd; i++)
+    if (y->shape[2 + i] != cl1_convt_out(&d, i)) return 1;
+  return cl1_op_convtnd(call->stream, (const float *)x->data, (const float *)w->data, NULL,
+                        (float *)y->data, &d);
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif
