@@ -99,4 +99,11 @@ int cl1_op_conv2d(void *stream, const float *x, const float *w, const float *bia
 #include "ops_misc_b.h"
 #include "ops_misc_c.h"
 #include "ops_misc_d.h"
+#include "ops_misc_e.h"
+#include "ops_net.h"
+#include "ops_net_a.h"
+#include "ops_net_b.h"
+#include "ops_net_c.h"
+#include "ops_net_d.h"
+#include "ops_net_e.h"
 #endif

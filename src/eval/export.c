@@ -55,7 +55,7 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
   if (cl1_task_load(tdir, &t, err)) return -1;
   cl1_inst in;
   int ret = -1;
-  void *bufs[3][CL1_TASK_MAX_TENSORS] = {{0}};
+  void *bufs[3][CL1_TASK_MAX_PARAMS] = {{0}};
   cl1_dev d;
   bool dev_open = false;
   void *lib = NULL;
@@ -78,7 +78,7 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
   int (*setup)(const cl1_call *, void **) = (int (*)(const cl1_call *, void **))(uintptr_t)dlsym(lib, "cl1_setup");
   void (*teardown)(void *) = (void (*)(void *))(uintptr_t)dlsym(lib, "cl1_teardown");
   if (!fwd) { cl1_err_set(err, "%s does not export cl1_forward", ref); goto out; }
-  cl1_tensor ti[CL1_TASK_MAX_TENSORS], tp[CL1_TASK_MAX_TENSORS], to[CL1_TASK_MAX_TENSORS];
+  cl1_tensor ti[CL1_TASK_MAX_TENSORS], tp[CL1_TASK_MAX_PARAMS], to[CL1_TASK_MAX_TENSORS];
   const cl1_tinst *lists[3] = {in.inputs, in.params, in.outputs};
   int counts[3] = {in.n_inputs, in.n_params, in.n_outputs};
   cl1_tensor *tl[3] = {ti, tp, to};
@@ -131,7 +131,7 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
 out:
   if (dev_open) {
     for (int k = 0; k < 3; k++)
-      for (int i = 0; i < CL1_TASK_MAX_TENSORS; i++) if (bufs[k][i]) d.free(&d, bufs[k][i]);
+      for (int i = 0; i < CL1_TASK_MAX_PARAMS; i++) if (bufs[k][i]) d.free(&d, bufs[k][i]);
     d.close(&d);
   }
   cl1_task_free(t);

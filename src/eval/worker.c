@@ -35,12 +35,12 @@ typedef struct {
   void *state;
   bool have_state;
   void *in_buf[CL1_WORKER_SLOTS][CL1_TASK_MAX_TENSORS];
-  void *par_buf[CL1_TASK_MAX_TENSORS];
+  void *par_buf[CL1_TASK_MAX_PARAMS];
   void *out_buf[CL1_TASK_MAX_TENSORS];
   void *workspace;
   size_t workspace_bytes;
-  uint64_t par_sum[CL1_TASK_MAX_TENSORS];
-  cl1_tensor in_t[CL1_TASK_MAX_TENSORS], par_t[CL1_TASK_MAX_TENSORS], out_t[CL1_TASK_MAX_TENSORS];
+  uint64_t par_sum[CL1_TASK_MAX_PARAMS];
+  cl1_tensor in_t[CL1_TASK_MAX_TENSORS], par_t[CL1_TASK_MAX_PARAMS], out_t[CL1_TASK_MAX_TENSORS];
   cl1_call call;
   bool warm_cache;
   void *graph[CL1_WORKER_SLOTS];

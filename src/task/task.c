@@ -427,7 +427,8 @@ static int parse_group(lctx *c, cl1_task *t, const cJSON *root, int g) {
   }
   if (!cJSON_IsArray(arr)) return lfail(c, key, "must be an array (got %s)", jtype(arr));
   int n = cJSON_GetArraySize(arr);
-  if (n > CL1_TASK_MAX_TENSORS) return lfail(c, key, "%d tensors; at most %d", n, CL1_TASK_MAX_TENSORS);
+  int max = g == 1 ? CL1_TASK_MAX_PARAMS : CL1_TASK_MAX_TENSORS;
+  if (n > max) return lfail(c, key, "%d tensors; at most %d", n, max);
   if (g == 2 && n == 0) return lfail(c, key, "no outputs (a task needs at least one)");
   int i = 0;
   for (const cJSON *j = arr->child; j; j = j->next, i++) {

@@ -10,7 +10,9 @@
 #include "../base/err.h"
 
 enum { CL1_SHAPES_TEST = 0, CL1_SHAPES_SMALL = 1, CL1_SHAPES_LARGE = 2, CL1_SHAPES_N = 3 };
-#define CL1_TASK_MAX_TENSORS 32
+#define CL1_TASK_MAX_TENSORS 32   /* inputs, outputs */
+/* Parameters: whole networks (level 3: ResNet-101, DenseNet-201) carry hundreds of tensors. */
+#define CL1_TASK_MAX_PARAMS 1024
 #define CL1_TASK_MAX_DIMS 48
 #define CL1_TASK_MAX_ATTRS 32
 
@@ -56,7 +58,7 @@ typedef struct {
   int64_t dims[CL1_SHAPES_N][CL1_TASK_MAX_DIMS];
   char *shapes_note[CL1_SHAPES_N]; /* why a set was scaled down, if it was */
   int n_inputs, n_params, n_outputs;
-  cl1_tensor_spec inputs[CL1_TASK_MAX_TENSORS], params[CL1_TASK_MAX_TENSORS],
+  cl1_tensor_spec inputs[CL1_TASK_MAX_TENSORS], params[CL1_TASK_MAX_PARAMS],
       outputs[CL1_TASK_MAX_TENSORS];
   int n_attrs;
   char *attr_names[CL1_TASK_MAX_ATTRS];
@@ -95,7 +97,7 @@ typedef struct {
   const cl1_task *task;
   int set;
   int n_inputs, n_params, n_outputs, n_attrs;
-  cl1_tinst inputs[CL1_TASK_MAX_TENSORS], params[CL1_TASK_MAX_TENSORS],
+  cl1_tinst inputs[CL1_TASK_MAX_TENSORS], params[CL1_TASK_MAX_PARAMS],
       outputs[CL1_TASK_MAX_TENSORS];
   cl1_attr attrs[CL1_TASK_MAX_ATTRS];
   double flops, bytes;   /* 0 when the task gives no formula */
