@@ -27,6 +27,7 @@ GTEST_C := $(wildcard tests/gpu/test_*.c)
 BENCH_C := $(wildcard bench/*.c)
 
 LIB_O   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.cu.o)
+LIB_PO  := $(LIB_C:%.c=$(BUILD)/obj/%.pic.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.cu.o)
 OPS_HO  := $(OPS_C:%.c=$(BUILD)/obj/%.pic.o)
 OPS_CO  := $(OPS_CU:%.cu=$(BUILD)/obj/%.cu.o)
 CLI_O   := $(CLI_C:%.c=$(BUILD)/obj/%.o)
@@ -35,7 +36,7 @@ GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test gpu-test bench demo clean deps bundle
-all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcl1ops_host.so \
+all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
      $(BUILD)/libcl1ops_cuda.so $(TESTS) $(GTESTS) $(BENCHES)
 
 # Installs missing Debian packages when a header we need is absent (scripts/deps says which).
@@ -59,6 +60,10 @@ $(BUILD)/obj/%.cu.o: %.cu | $(BUILD)/.deps
 $(BUILD)/libcudal1.a: $(LIB_O)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The same library for programs that load it (tools/suite_gpu.py, through ctypes: src/eval/embed.h).
+$(BUILD)/libcudal1.so: $(LIB_PO)
+	$(CC) -shared -o $@ $^ $(RPATH) $(LDLIBS)
 
 $(BUILD)/libcl1ops_host.so: $(OPS_HO)
 	$(CC) -shared -o $@ $^ -lm

@@ -4,7 +4,8 @@
  * fresh processes x K buffer sets allocated at distinct addresses each, and reports the median
  * of every (process, set). Spread across sets within a process points at buffer placement;
  * spread across processes with sets agreeing points at the context.
- * usage: build/bench/timing_variance [--procs P] [--sets K] [--trials T] [--n N]  (JSON out) */
+ * --op relu times the (memory-bound) ReLU over N*N floats instead.
+ * usage: build/bench/timing_variance [--procs P] [--sets K] [--trials T] [--n N] [--op matmul|relu] */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -17,6 +18,13 @@
 #include "task/task.h"
 
 typedef int (*matmul_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
+typedef int (*relu_fn)(void *, const float *, float *, int64_t);
+
+static const char *g_op = "matmul";
+
+static int op_call(matmul_fn mm, relu_fn re, void *st, void *const b[3], int64_t n) {
+  return re ? re(st, b[0], b[2], n * n) : mm(st, b[0], b[1], b[2], n, n, n);
+}
 
 /* One process: K buffer sets, T trials each (round-robin over sets); prints medians as JSON. */
 static int child(int sets, int trials, int64_t n, const char *ops_path) {
@@ -26,7 +34,8 @@ static int child(int sets, int trials, int64_t n, const char *ops_path) {
   void *lib = dlopen(ops_path, RTLD_NOW);
   if (!lib) { fprintf(stderr, "%s\n", dlerror()); return 3; }
   matmul_fn mm = (matmul_fn)(uintptr_t)dlsym(lib, "cl1_op_matmul");
-  if (!mm) return 3;
+  relu_fn re = strcmp(g_op, "relu") ? NULL : (relu_fn)(uintptr_t)dlsym(lib, "cl1_op_relu");
+  if (!mm || (!re && !strcmp(g_op, "relu"))) return 3;
   cl1_tinst t = {.name = "x", .dtype = CL1_F32, .ndim = 2, .shape = {n, n}, .numel = n * n,
                  .bytes = (size_t)(n * n) * 4, .dist = 0, .a = 0, .b = 1};
   void *buf[16][3];
@@ -36,12 +45,12 @@ static int child(int sets, int trials, int64_t n, const char *ops_path) {
       if (k < 2 && d.gen(&d, &t, buf[s][k], 1 + (uint64_t)s, (uint32_t)k, &err)) return 3;
     }
   double *ms = calloc((size_t)(sets * trials), sizeof(double));
-  for (int w = 0; w < 5; w++) mm(d.stream, buf[0][0], buf[0][1], buf[0][2], n, n, n); /* warm-up */
+  for (int w = 0; w < 5; w++) op_call(mm, re, d.stream, buf[0], n); /* warm-up */
   for (int i = 0; i < trials; i++)
     for (int s = 0; s < sets; s++) {
       double ev, wall;
       if (d.flush(&d, &err) || d.begin(&d, &err)) return 3;
-      if (mm(d.stream, buf[s][0], buf[s][1], buf[s][2], n, n, n)) return 3;
+      if (op_call(mm, re, d.stream, buf[s], n)) return 3;
       if (d.end(&d, &ev, &wall, &err)) return 3;
       ms[s * trials + i] = ev;
     }
@@ -52,7 +61,7 @@ static int child(int sets, int trials, int64_t n, const char *ops_path) {
 }
 
 int main(int argc, char **argv) {
-  int procs = 5, sets = 4, trials = 100;
+  int procs = 5, sets = 4, trials = 100, is_child = 0;
   int64_t n = 2048;
   const char *ops = "build/libcl1ops_cuda.so";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -61,21 +70,25 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--trials")) trials = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--n")) n = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--ops")) ops = argv[i + 1];
-    else if (!strcmp(argv[i], "--child")) return child(sets, trials, n, ops);
+    else if (!strcmp(argv[i], "--op")) g_op = argv[i + 1];
+    else if (!strcmp(argv[i], "--child")) is_child = 1;
   }
-  if (sets < 1 || sets > 16 || procs < 1 || trials < 5 || n < 16) {
+  if (is_child) return child(sets, trials, n, ops);
+  if (sets < 1 || sets > 16 || procs < 1 || trials < 5 || n < 16 ||
+      (strcmp(g_op, "matmul") && strcmp(g_op, "relu"))) {
     fprintf(stderr, "timing_variance: bad arguments\n");
     return 2;
   }
   cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "medians_ms");
+  cJSON_AddStringToObject(doc, "op", g_op);
   cJSON_AddNumberToObject(doc, "n", (double)n);
   cJSON_AddNumberToObject(doc, "sets", sets);
   cJSON_AddNumberToObject(doc, "trials", trials);
   double lo = 1e30, hi = 0, worst_within = 1;
   for (int p = 0; p < procs; p++) {
     char cmd[1024], line[4096] = "";
-    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s", argv[0], sets,
-             trials, (long long)n, ops);
+    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s --op %s", argv[0],
+             sets, trials, (long long)n, ops, g_op);
     FILE *f = popen(cmd, "r");
     if (!f || !fgets(line, sizeof line, f)) { if (f) pclose(f); return 3; }
     if (pclose(f)) return 3;

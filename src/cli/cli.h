@@ -5,6 +5,9 @@
 int cl1_cmd_eval(int argc, char **argv);
 int cl1_cmd_task(int argc, char **argv);
 int cl1_cmd_suite(int argc, char **argv);
+int cl1_cmd_suite_audit(int argc, char **argv);
+/* The task.json paths of the suite (level 0: all), natural order; strdup'd, caller frees. */
+int cl1_cli_suite_tasks(int level, char **paths, int max);
 /* Parses a decimal argument; 0 on success, prints "cudal1: FLAG: ..." and returns 2 otherwise. */
 int cl1_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
 int cl1_cli_double(const char *flag, const char *s, double lo, double hi, double *out);

@@ -11,6 +11,7 @@ static const char help[] =
     "usage: cudal1 suite list [--level N]\n"
     "       cudal1 suite show ID\n"
     "       cudal1 suite export ID --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "       cudal1 suite audit [--level N] [ID...] [--shapes S] [--device D] [--json F] [--apply]\n"
     "export writes DIR/meta.json and .npy files: inputs (seed K+1), params (seed K) and the\n"
     "reference's outputs, computed on the chosen backend (default host).\n";
 
@@ -24,9 +25,8 @@ static int cmp_str(const void *a, const void *b) {
   return nx != ny ? (nx > ny) - (nx < ny) : strcmp(x, y);
 }
 
-static int list(int level) {
+int cl1_cli_suite_tasks(int level, char **paths, int max) {
   const char *root = cl1_suite_root();
-  char *paths[1024];
   int n = 0;
   for (int lv = 1; lv <= 3; lv++) {
     if (level && lv != level) continue;
@@ -35,7 +35,7 @@ static int list(int level) {
     DIR *dir = opendir(d);
     if (!dir) continue;
     struct dirent *e;
-    while ((e = readdir(dir)) && n < 1024) {
+    while ((e = readdir(dir)) && n < max) {
       if (e->d_name[0] == '.') continue;
       char p[4400];
       snprintf(p, sizeof p, "%s/%s/task.json", d, e->d_name);
@@ -47,13 +47,20 @@ static int list(int level) {
     closedir(dir);
   }
   qsort(paths, (size_t)n, sizeof *paths, cmp_str);
+  return n;
+}
+
+static int list(int level) {
+  const char *root = cl1_suite_root();
+  char *paths[1024];
+  int n = cl1_cli_suite_tasks(level, paths, 1024);
   int bad = 0;
   for (int i = 0; i < n; i++) {
     cl1_err err = {{0}};
     cl1_task *t;
     if (cl1_task_load(paths[i], &t, &err)) { fprintf(stderr, "%s\n", err.msg); bad++; }
     else {
-      printf("%-58s %s\n", t->id, t->description);
+      printf("%-58s %s%s\n", t->id, t->degenerate ? "[degenerate] " : "", t->description);
       cl1_task_free(t);
     }
     free(paths[i]);
@@ -139,6 +146,7 @@ int cl1_cmd_suite(int argc, char **argv) {
     return show(argv[2]);
   }
   if (!strcmp(argv[1], "export")) return export_cmd(argc, argv);
+  if (!strcmp(argv[1], "audit")) return cl1_cmd_suite_audit(argc - 1, argv + 1);
   fprintf(stderr, "cudal1 suite: unknown subcommand '%s'\n%s", argv[1], help);
   return 2;
 }

@@ -208,6 +208,7 @@ static int compare(pass *p, cl1_eval_result *r, int cregion, const unsigned char
   cl1_cmp c;
   cl1_cmp_init(&c);
   const cl1_inst *in = p->inst;
+  double t0 = cl1_now();
   for (int i = 0; i < in->n_outputs; i++) {
     cl1_cmp one;
     cl1_cmp_init(&one);
@@ -226,6 +227,8 @@ static int compare(pass *p, cl1_eval_result *r, int cregion, const unsigned char
     }
     c.n += one.n;
   }
+  if (getenv("CUDAL1_TRACE")) fprintf(stderr, "trace %.6f judge compare %.3f ms (%s)\n", cl1_now(),
+                                      (cl1_now() - t0) * 1e3, what);
   r->checks++;
   return 0;
 }

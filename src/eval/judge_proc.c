@@ -55,11 +55,19 @@ static void rm_tree(const char *dir) {
   rmdir(dir);
 }
 
+/* CUDAL1_TRACE=1: every request and reply, timed, on stderr (latency and timing diagnosis). */
+static bool trace_on(void) {
+  static int on = -1;
+  if (on < 0) on = getenv("CUDAL1_TRACE") && *getenv("CUDAL1_TRACE") == '1';
+  return on;
+}
+
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
                     cl1_err *err) {
   memset(w, 0, sizeof *w);
   w->pid = -1;
   w->to_fd = w->from_fd = w->shm_fd = -1;
+  snprintf(w->tag, sizeof w->tag, "%s", tag);
   snprintf(w->tmpdir, sizeof w->tmpdir, "/tmp/cudal1-%s.XXXXXX", tag);
   if (!mkdtemp(w->tmpdir)) return cl1_err_set(err, "cannot create a temp dir: %s", strerror(errno));
   chmod(w->tmpdir, 0700);
@@ -154,6 +162,9 @@ cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req) {
   }
   char *s = req ? cJSON_PrintUnformatted(req) : NULL;
   cl1_err err = {{0}};
+  w->sent_type = type;
+  w->sent_at = cl1_now();
+  if (trace_on()) fprintf(stderr, "trace %.6f %s send %d %s\n", w->sent_at, w->tag, type, s ? s : "{}");
   int src = cl1_proto_send(w->to_fd, (uint32_t)type, s ? s : "{}", &err);
   free(s);
   if (src) {
@@ -225,6 +236,12 @@ cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
       kill_and_reap(w);
       snprintf(w->msg, sizeof w->msg, "protocol: unexpected reply type %u", rtype);
       return w->last = CL1_W_PROTOCOL;
+    }
+    if (trace_on()) {
+      char *t = cJSON_PrintUnformatted(o);
+      fprintf(stderr, "trace %.6f %s reply %d %.3f ms %.300s\n", cl1_now(), w->tag, w->sent_type,
+              (cl1_now() - w->sent_at) * 1e3, t ? t : "");
+      free(t);
     }
     *reply = o;
     return w->last = CL1_W_OK;

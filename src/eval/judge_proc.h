@@ -27,6 +27,9 @@ typedef struct {
   int exit_status;     /* after death: exit code or 128+signal */
   char msg[1024];      /* last failure, human-readable */
   cl1_wstatus last;
+  char tag[8];         /* "ref" / "cand", for traces */
+  int sent_type;       /* the request in flight, and when it went (CUDAL1_TRACE) */
+  double sent_at;
 } cl1_wproc;
 
 /* Starts `exe __worker` with a memfd of shm_bytes. */

@@ -261,7 +261,10 @@ static int do_run(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
     if (w->dev.checksum(&w->dev, w->par_buf[i], w->inst.params[i].bytes, &p, err)) return -1;
     if (p != w->par_sum[i]) cJSON_AddItemToArray(mut, cJSON_CreateString(w->inst.params[i].name));
   }
-  return fetch(w, region, err);
+  double t0 = cl1_now();
+  int rc = fetch(w, region, err);
+  cJSON_AddNumberToObject(out, "fetch_ms", (cl1_now() - t0) * 1e3); /* latency diagnosis */
+  return rc;
 }
 
 /* Timing input sets: frees the verification slots, fills slots TIME_SLOT.., captures graphs. */

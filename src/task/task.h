@@ -93,7 +93,7 @@ typedef struct {
 } cl1_tinst;
 
 /* A task at one shape set. Owns nothing but its arrays; the task must outlive it. */
-typedef struct {
+typedef struct cl1_inst {
   const cl1_task *task;
   int set;
   int n_inputs, n_params, n_outputs, n_attrs;

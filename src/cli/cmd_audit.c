@@ -1,0 +1,170 @@
+/* cmd_audit.c — `cudal1 suite audit`: which tasks a lazy candidate could pass (src/eval/audit.h),
+ * with --apply writing the finding into the task.json of each flagged task that has no
+ * `degenerate` note yet (hand-written notes are kept). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "eval/audit.h"
+#include "task/task.h"
+
+static const char help[] =
+    "usage: cudal1 suite audit [--level N] [ID...] [--shapes test|small|large] [--device cuda|host]\n"
+    "                          [--json FILE] [--apply]\n"
+    "Runs each task's reference on two input seeds and flags outputs that an all-zero, a cached\n"
+    "or a constant candidate would pass. Defaults: --device cuda --shapes small (host: test).\n"
+    "--apply writes the finding as the task's \"degenerate\" note where it has none.\n";
+
+/* Reads a whole file; NULL on failure. */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
+  if (s) s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  int bad = fputs(text, f) < 0;
+  return fclose(f) || bad ? -1 : 0;
+}
+
+/* Inserts "degenerate": note as the last member of the task.json object, keeping the file's own
+ * layout; the file is re-read by the loader and restored if that fails. */
+static int apply_note(const char *json_path, const char *note) {
+  char *old = slurp(json_path);
+  if (!old) { fprintf(stderr, "cudal1 suite audit: %s: cannot read\n", json_path); return -1; }
+  char *end = strrchr(old, '}');
+  if (!end) { free(old); return -1; }
+  cJSON *str = cJSON_CreateString(note);
+  char *q = cJSON_PrintUnformatted(str);
+  cJSON_Delete(str);
+  char *last = end;
+  while (last > old && (last[-1] == ' ' || last[-1] == '\n' || last[-1] == '\r' || last[-1] == '\t')) last--;
+  size_t head = (size_t)(last - old);
+  size_t cap = strlen(old) + strlen(q) + 64;
+  char *neu = malloc(cap);
+  snprintf(neu, cap, "%.*s,\n  \"degenerate\": %s\n%s", (int)head, old, q, end);
+  free(q);
+  int rc = write_file(json_path, neu);
+  cl1_task *t = NULL;
+  cl1_err err = {{0}};
+  if (!rc && cl1_task_load(json_path, &t, &err)) {
+    fprintf(stderr, "cudal1 suite audit: %s: the note broke the file (%s); restored\n", json_path, err.msg);
+    write_file(json_path, old);
+    rc = -1;
+  }
+  cl1_task_free(t);
+  free(neu);
+  free(old);
+  return rc;
+}
+
+int cl1_cmd_suite_audit(int argc, char **argv) {
+  long long level = 0;
+  const char *shapes = NULL, *device = "cuda", *json = NULL;
+  int apply = 0, n_ids = 0;
+  char **ids = calloc((size_t)argc + 1, sizeof *ids);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help")) { fputs(help, stdout); free(ids); return 0; }
+    if (!strcmp(a, "--level") && next) { if (cl1_cli_int("--level", next, 1, 3, &level)) { free(ids); return 2; } i++; }
+    else if (!strcmp(a, "--shapes") && next) { shapes = next; i++; }
+    else if (!strcmp(a, "--device") && next) { device = next; i++; }
+    else if (!strcmp(a, "--json") && next) { json = next; i++; }
+    else if (!strcmp(a, "--apply")) apply = 1;
+    else if (a[0] == '-') { fprintf(stderr, "cudal1 suite audit: unknown option '%s'\n%s", a, help); free(ids); return 2; }
+    else ids[n_ids++] = strdup(a);
+  }
+  if (strcmp(device, "cuda") && strcmp(device, "host")) {
+    fprintf(stderr, "cudal1 suite audit: --device: expected cuda or host, got '%s'\n", device);
+    free(ids);
+    return 2;
+  }
+  if (!shapes) shapes = strcmp(device, "host") ? "small" : "test";
+  if (cl1_shapes_parse(shapes) < 0) {
+    fprintf(stderr, "cudal1 suite audit: --shapes: expected test, small or large, got '%s'\n", shapes);
+    free(ids);
+    return 2;
+  }
+  if (!n_ids) {
+    free(ids);
+    ids = calloc(1024, sizeof *ids);
+    n_ids = cl1_cli_suite_tasks((int)level, ids, 1024);
+  }
+  cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "tasks");
+  cJSON_AddStringToObject(doc, "shapes", shapes);
+  cJSON_AddStringToObject(doc, "device", device);
+  int n_bad = 0, n_deg = 0, infra = 0;
+  for (int k = 0; k < n_ids; k++) {
+    cl1_audit_result r;
+    cl1_err err = {{0}};
+    char dir[4096];
+    cl1_task *t = NULL;
+    if (cl1_task_find(cl1_suite_root(), ids[k], dir, sizeof dir, &err) || cl1_task_load(dir, &t, &err)) {
+      printf("error %s: %s\n", ids[k], err.msg);
+      n_bad++;
+      continue;
+    }
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "task", t->id);
+    if (cl1_audit_task(dir, shapes, device, &r, &err)) {
+      printf("error %s: %s\n", t->id, err.msg);
+      cJSON_AddStringToObject(row, "error", err.msg);
+      n_bad++;
+      if (strstr(err.msg, "no CUDA GPU")) infra = 1;
+    } else {
+      cJSON_AddBoolToObject(row, "degenerate", r.degenerate);
+      cJSON *outs = cJSON_AddArrayToObject(row, "outputs");
+      for (int i = 0; i < r.n_outputs; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r.out[i].name);
+        cJSON_AddBoolToObject(o, "zero_passes", r.out[i].zero_passes);
+        cJSON_AddBoolToObject(o, "insensitive", r.out[i].insensitive);
+        cJSON_AddBoolToObject(o, "constant", r.out[i].constant);
+        cJSON_AddNumberToObject(o, "zero_share", r.out[i].zero_share);
+        cJSON_AddNumberToObject(o, "max_abs", r.out[i].max_abs);
+        cJSON_AddItemToArray(outs, o);
+      }
+      if (r.degenerate) {
+        n_deg++;
+        cJSON_AddStringToObject(row, "note", r.note);
+        const char *state = t->degenerate ? "noted" : apply ? "note added" : "no note";
+        if (!t->degenerate && apply) {
+          char jp[4200];
+          snprintf(jp, sizeof jp, "%s/task.json", dir);
+          if (apply_note(jp, r.note)) state = "note NOT added", n_bad++;
+        }
+        cJSON_AddStringToObject(row, "task_note", state);
+        printf("degenerate %s: %s [%s]\n", t->id, r.note, state);
+      } else {
+        double zs = 0;
+        for (int i = 0; i < r.n_outputs; i++) if (r.out[i].zero_share > zs) zs = r.out[i].zero_share;
+        printf("ok %s%s\n", t->id, zs > 0.5 ? " (over half of the elements pass as zeros)" : "");
+        if (t->degenerate) cJSON_AddStringToObject(row, "task_note", "noted by hand");
+      }
+    }
+    cJSON_AddItemToArray(rows, row);
+    cl1_task_free(t);
+    fflush(stdout);
+    if (infra) break;
+  }
+  printf("audit: %d tasks, %d degenerate, %d errors\n", n_ids, n_deg, n_bad);
+  if (json) {
+    char *s = cJSON_Print(doc);
+    if (write_file(json, s)) { fprintf(stderr, "cudal1 suite audit: %s: cannot write\n", json); n_bad++; }
+    free(s);
+  }
+  cJSON_Delete(doc);
+  for (int k = 0; k < n_ids; k++) free(ids[k]);
+  free(ids);
+  return infra ? 3 : n_bad ? 2 : 0;
+}
