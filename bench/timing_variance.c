@@ -4,7 +4,8 @@
  * fresh processes x K buffer sets allocated at distinct addresses each, and reports the median
  * of every (process, set). Spread across sets within a process points at buffer placement;
  * spread across processes with sets agreeing points at the context.
- * --op relu times the (memory-bound) ReLU over N*N floats instead.
+ * --op relu times the (memory-bound) ReLU over N*N floats instead. --sleep-us U sleeps U us
+ * before each trial, as a worker blocked on its pipe does between trials.
  * usage: build/bench/timing_variance [--procs P] [--sets K] [--trials T] [--n N] [--op matmul|relu] */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
@@ -21,6 +22,7 @@ typedef int (*matmul_fn)(void *, const float *, const float *, float *, int64_t,
 typedef int (*relu_fn)(void *, const float *, float *, int64_t);
 
 static const char *g_op = "matmul";
+static int g_sleep_us = 0;
 
 static int op_call(matmul_fn mm, relu_fn re, void *st, void *const b[3], int64_t n) {
   return re ? re(st, b[0], b[2], n * n) : mm(st, b[0], b[1], b[2], n, n, n);
@@ -49,6 +51,7 @@ static int child(int sets, int trials, int64_t n, const char *ops_path) {
   for (int i = 0; i < trials; i++)
     for (int s = 0; s < sets; s++) {
       double ev, wall;
+      if (g_sleep_us) usleep((useconds_t)g_sleep_us);
       if (d.flush(&d, &err) || d.begin(&d, &err)) return 3;
       if (op_call(mm, re, d.stream, buf[s], n)) return 3;
       if (d.end(&d, &ev, &wall, &err)) return 3;
@@ -71,6 +74,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--n")) n = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--ops")) ops = argv[i + 1];
     else if (!strcmp(argv[i], "--op")) g_op = argv[i + 1];
+    else if (!strcmp(argv[i], "--sleep-us")) g_sleep_us = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--child")) is_child = 1;
   }
   if (is_child) return child(sets, trials, n, ops);
@@ -81,14 +85,15 @@ int main(int argc, char **argv) {
   }
   cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "medians_ms");
   cJSON_AddStringToObject(doc, "op", g_op);
+  cJSON_AddNumberToObject(doc, "sleep_us", g_sleep_us);
   cJSON_AddNumberToObject(doc, "n", (double)n);
   cJSON_AddNumberToObject(doc, "sets", sets);
   cJSON_AddNumberToObject(doc, "trials", trials);
   double lo = 1e30, hi = 0, worst_within = 1;
   for (int p = 0; p < procs; p++) {
     char cmd[1024], line[4096] = "";
-    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s --op %s", argv[0],
-             sets, trials, (long long)n, ops, g_op);
+    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s --op %s --sleep-us %d",
+             argv[0], sets, trials, (long long)n, ops, g_op, g_sleep_us);
     FILE *f = popen(cmd, "r");
     if (!f || !fgets(line, sizeof line, f)) { if (f) pclose(f); return 3; }
     if (pclose(f)) return 3;

@@ -192,7 +192,7 @@ def timed(torch, fns, flush, budget_s, max_trials=1000):
     for i in range(max_trials):
         for k, f in enumerate(fns):
             flush.zero_()
-            ev[k][0].record()
+            ev[k][0].record()  # on the current stream: the caller's
             f()
             ev[k][1].record()
             ev[k][1].synchronize()
@@ -224,11 +224,15 @@ def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s):
     e = Embed(lib, tid, shapes, "cuda")
     try:
         ins, pars = generate(torch, e, "cuda", seed)
-        stream = torch.cuda.current_stream().cuda_stream
-        outs = run_ref(torch, e, "cuda", ins, pars, stream)
-        model = twin_model(torch, tid, e.meta, pars)
-        with torch.no_grad():
-            res = model(*ins)
+        # One non-default stream for the reference, the twin and the events: the legacy default
+        # stream (torch's current one) would leave the reference on the embed's own stream.
+        st = torch.cuda.Stream()
+        with torch.cuda.stream(st):
+            outs = run_ref(torch, e, "cuda", ins, pars, st.cuda_stream)
+            model = twin_model(torch, tid, e.meta, pars)
+            with torch.no_grad():
+                res = model(*ins)
+        st.synchronize()
         if not isinstance(res, (tuple, list)):
             res = (res,)
         if len(res) != len(outs):
@@ -246,7 +250,8 @@ def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s):
             def twin():
                 with torch.no_grad():
                     model(*ins)
-            (rm, tm), (rc, tc), n = timed(torch, [ref, twin], flush, budget_s)
+            with torch.cuda.stream(st):
+                (rm, tm), (rc, tc), n = timed(torch, [ref, twin], flush, budget_s)
             row.update({"ref_ms": rm, "eager_ms": tm, "ratio": rm / tm if tm > 0 else None,
                         "ref_ci_rel": rc, "eager_ci_rel": tc, "trials": n})
         return row

@@ -451,6 +451,8 @@ static int timing(pass *p, cl1_eval_result *r) {
 }
 
 static void close_pass(pass *p) {
+  cl1_wproc_quit(&p->cand);
+  cl1_wproc_quit(&p->ref);
   cl1_wproc_close(&p->cand);
   cl1_wproc_close(&p->ref);
 }

@@ -186,6 +186,7 @@ cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
   cl1_err err = {{0}};
   if (w->pid <= 0) return w->last;
   double deadline = cl1_now() + timeout_s;
+  cl1_proto_spin(w->from_fd, 2.0); /* most replies come within a millisecond: no sleep */
   for (;;) {
     /* Wake every 100 ms to check the memory ceiling: a bomb must not take the machine down. */
     double left = deadline - cl1_now();
@@ -263,10 +264,17 @@ void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n) {
   fclose(f);
 }
 
+void cl1_wproc_quit(cl1_wproc *w) {
+  if (w->pid > 0 && w->last == CL1_W_OK && !w->quit_sent)
+    w->quit_sent = cl1_wproc_send(w, CL1_MSG_QUIT, NULL) == CL1_W_OK;
+}
+
 void cl1_wproc_close(cl1_wproc *w) {
   if (w->pid > 0) {
     cJSON *r = NULL;
-    if (w->last == CL1_W_OK && cl1_wproc_call(w, CL1_MSG_QUIT, NULL, 2.0, &r) == CL1_W_OK) {
+    bool ok = w->quit_sent ? cl1_wproc_wait(w, 2.0, &r) == CL1_W_OK
+                           : w->last == CL1_W_OK && cl1_wproc_call(w, CL1_MSG_QUIT, NULL, 2.0, &r) == CL1_W_OK;
+    if (ok) {
       cJSON_Delete(r);
       int st;
       for (int i = 0; i < 100; i++) {

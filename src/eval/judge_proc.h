@@ -3,6 +3,7 @@
  * ceiling), and killing it. Every way a worker can fail is classified here, never a judge crash. */
 #ifndef CL1_JUDGE_PROC_H
 #define CL1_JUDGE_PROC_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <cjson/cJSON.h>
@@ -30,6 +31,7 @@ typedef struct {
   char tag[8];         /* "ref" / "cand", for traces */
   int sent_type;       /* the request in flight, and when it went (CUDAL1_TRACE) */
   double sent_at;
+  bool quit_sent;      /* cl1_wproc_quit: close waits for the reply instead of asking */
 } cl1_wproc;
 
 /* Starts `exe __worker` with a memfd of shm_bytes. */
@@ -40,6 +42,9 @@ cl1_wstatus cl1_wproc_call(cl1_wproc *w, int type, cJSON *req, double timeout_s,
 /* The two halves of a call, so requests to both workers can overlap (setup, say). */
 cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req);
 cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply);
+/* Asks the worker to finish (teardown, exit) without waiting: closing two workers that were
+ * both asked first overlaps their driver teardowns. */
+void cl1_wproc_quit(cl1_wproc *w);
 /* Kills (if alive) and reaps; removes the temp dir and unmaps memory. */
 void cl1_wproc_close(cl1_wproc *w);
 /* The last `n` bytes of the worker's stdout/stderr log. */

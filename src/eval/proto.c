@@ -57,6 +57,15 @@ static int read_exact(int fd, void *buf, size_t n, double deadline_ms, size_t *g
   return 0;
 }
 
+int cl1_proto_spin(int fd, double spin_ms) {
+  double end = cl1_now() + spin_ms * 1e-3;
+  do {
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    if (poll(&pfd, 1, 0) > 0) return 1;
+  } while (cl1_now() < end);
+  return 0;
+}
+
 int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err *err) {
   *json = NULL;
   double deadline = timeout_ms < 0 ? -1 : cl1_now() * 1e3 + timeout_ms;

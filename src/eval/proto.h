@@ -28,4 +28,10 @@ int cl1_proto_send(int fd, uint32_t type, const char *json, cl1_err *err);
  * NUL-terminated payload in *json; -1 on EOF/garbage/truncation (err says which); -2 on timeout
  * before a header arrived (a frame already begun is always read to its end or reported truncated). */
 int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err *err);
+
+/* Busy-polls fd for up to spin_ms (returns 1 as soon as it is readable, 0 after the spin). A
+ * worker that slept in a blocking read wakes on a cold, slowed-down core, and the first launch
+ * of a timed call then pays tens of microseconds more: spinning keeps the core awake between
+ * back-to-back trials. */
+int cl1_proto_spin(int fd, double spin_ms);
 #endif

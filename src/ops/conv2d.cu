@@ -20,7 +20,7 @@ struct plan {
   cudnnConvolutionFwdAlgo_t algo;
   size_t ws_bytes;
 };
-const int kPlans = 16;
+const int kPlans = 512;  // whole networks (DenseNet-201) use ~100 distinct shapes; PyTorch caches without limit
 plan g_plans[kPlans];
 int g_nplans, g_next;
 std::mutex g_mu;
