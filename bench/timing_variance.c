@@ -5,13 +5,16 @@
  * of every (process, set). Spread across sets within a process points at buffer placement;
  * spread across processes with sets agreeing points at the context.
  * --op relu times the (memory-bound) ReLU over N*N floats instead. --sleep-us U sleeps U us
- * before each trial, as a worker blocked on its pipe does between trials.
+ * before each trial, as a worker blocked on its pipe does between trials. --peer 1 keeps a second
+ * process with its own CUDA context (idle) alive during the measurement, as the evaluator's other
+ * worker is.
  * usage: build/bench/timing_variance [--procs P] [--sets K] [--trials T] [--n N] [--op matmul|relu] */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "eval/dev.h"
@@ -22,7 +25,7 @@ typedef int (*matmul_fn)(void *, const float *, const float *, float *, int64_t,
 typedef int (*relu_fn)(void *, const float *, float *, int64_t);
 
 static const char *g_op = "matmul";
-static int g_sleep_us = 0;
+static int g_sleep_us = 0, g_peer = 0;
 
 static int op_call(matmul_fn mm, relu_fn re, void *st, void *const b[3], int64_t n) {
   return re ? re(st, b[0], b[2], n * n) : mm(st, b[0], b[1], b[2], n, n, n);
@@ -32,6 +35,19 @@ static int op_call(matmul_fn mm, relu_fn re, void *st, void *const b[3], int64_t
 static int child(int sets, int trials, int64_t n, const char *ops_path) {
   cl1_dev d;
   cl1_err err = {{0}};
+  pid_t peer = -1;
+  int ready[2];
+  if (g_peer && pipe(ready) == 0 && (peer = fork()) == 0) {
+    cl1_dev pd;
+    if (cl1_dev_open(CL1_BACKEND_CUDA, &pd, &err)) _exit(3);
+    if (write(ready[1], "r", 1) != 1) _exit(3);
+    pause();  /* killed when the measurement ends */
+    _exit(0);
+  }
+  if (peer > 0) {
+    char c;
+    if (read(ready[0], &c, 1) != 1) return 3;
+  }
   if (cl1_dev_open(CL1_BACKEND_CUDA, &d, &err)) { fprintf(stderr, "%s\n", err.msg); return 3; }
   void *lib = dlopen(ops_path, RTLD_NOW);
   if (!lib) { fprintf(stderr, "%s\n", dlerror()); return 3; }
@@ -57,6 +73,7 @@ static int child(int sets, int trials, int64_t n, const char *ops_path) {
       if (d.end(&d, &ev, &wall, &err)) return 3;
       ms[s * trials + i] = ev;
     }
+  if (peer > 0) { kill(peer, SIGKILL); waitpid(peer, NULL, 0); }
   printf("[");
   for (int s = 0; s < sets; s++) printf("%s%.6f", s ? ", " : "", cl1_median(ms + s * trials, trials));
   printf("]\n");
@@ -75,6 +92,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ops")) ops = argv[i + 1];
     else if (!strcmp(argv[i], "--op")) g_op = argv[i + 1];
     else if (!strcmp(argv[i], "--sleep-us")) g_sleep_us = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--peer")) g_peer = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--child")) is_child = 1;
   }
   if (is_child) return child(sets, trials, n, ops);
@@ -86,14 +104,15 @@ int main(int argc, char **argv) {
   cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "medians_ms");
   cJSON_AddStringToObject(doc, "op", g_op);
   cJSON_AddNumberToObject(doc, "sleep_us", g_sleep_us);
+  cJSON_AddNumberToObject(doc, "peer", g_peer);
   cJSON_AddNumberToObject(doc, "n", (double)n);
   cJSON_AddNumberToObject(doc, "sets", sets);
   cJSON_AddNumberToObject(doc, "trials", trials);
   double lo = 1e30, hi = 0, worst_within = 1;
   for (int p = 0; p < procs; p++) {
     char cmd[1024], line[4096] = "";
-    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s --op %s --sleep-us %d",
-             argv[0], sets, trials, (long long)n, ops, g_op, g_sleep_us);
+    snprintf(cmd, sizeof cmd, "%s --child 1 --sets %d --trials %d --n %lld --ops %s --op %s --sleep-us %d --peer %d",
+             argv[0], sets, trials, (long long)n, ops, g_op, g_sleep_us, g_peer);
     FILE *f = popen(cmd, "r");
     if (!f || !fgets(line, sizeof line, f)) { if (f) pclose(f); return 3; }
     if (pclose(f)) return 3;

@@ -339,6 +339,11 @@ static const bad_case bad_cases[] = {
     {"\"low\": 0, \"high\": 10", "\"low\": 10, \"high\": 10", ": params[2].init.low: low (10) must be below high (10)"},
     {"\"low\": 0, \"high\": 10", "\"low\": 0.5, \"high\": 10", ": params[2].init.low: must be an integer"},
     {"\"p\": 0.25", "\"p\": 1.5", ": params[3].init.p: must be in [0, 1]"},
+    {"{\"dist\": \"bernoulli\", \"p\": 0.25}", "{\"dist\": \"rademacher\", \"p\": 0.5}", ": params[3].init.p: unknown key"},
+    {"{\"dist\": \"normal\", \"mean\": 0.5, \"std\": 2}", "{\"dist\": \"softmax_normal\", \"mean\": 0, \"std\": 0}", ": inputs[0].init_small.std: must be > 0"},
+    {"{\"dist\": \"normal\", \"mean\": 0.5, \"std\": 2}", "{\"dist\": \"softmax_normal\", \"low\": 0}", ": inputs[0].init_small.low: unknown key"},
+    {"{\"dist\": \"normal\", \"mean\": 0.5, \"std\": 2}", "{\"dist\": \"softmax_uniform\", \"low\": 1, \"high\": 0}", ": inputs[0].init_small.low: low (1) must be below high (0)"},
+    {"{\"dist\": \"normal\", \"mean\": 0.5, \"std\": 2}", "{\"dist\": \"softmax\"}", ": inputs[0].init_small.dist: unknown dist 'softmax'"},
     {"\"name\": \"b\"", "\"name\": \"x\"", ": params[1].name: duplicate tensor name 'x' (also inputs[0])"},
     {"\"name\": \"b\"", "\"name\": \"w\"", ": params[1].name: duplicate tensor name 'w' (also params[0])"},
     {"\"name\": \"y\"", "\"name\": \"x\"", ": outputs[0].name: duplicate tensor name 'x' (also inputs[0])"},
@@ -378,6 +383,77 @@ static void test_malformed(void **state) {
     if (getenv("CL1_TEST_VERBOSE")) print_message("%s\n", err.msg + strlen(path));
   }
   print_message("%d malformed variants rejected with their messages\n", n);
+}
+
+/* rademacher and the row-softmax dists: parsed, resolved and generated on the host. */
+static void test_new_dists(void **state) {
+  (void)state;
+  static const char *text =
+      "{\"name\": \"98_x\", \"level\": 1, \"number\": 98, \"description\": \"dists\",\n"
+      " \"dims\": {\"test\": {\"r\": 3, \"c\": 37}, \"small\": {\"r\": 1, \"c\": 1},"
+      " \"large\": {\"r\": 2, \"c\": 5}},\n"
+      " \"inputs\": [{\"name\": \"p\", \"dtype\": \"f32\", \"shape\": [\"r\", \"c\"],\n"
+      "   \"init\": {\"dist\": \"softmax_normal\", \"mean\": 0.5, \"std\": 2},\n"
+      "   \"init_large\": {\"dist\": \"softmax_uniform\", \"high\": 0.5}},\n"
+      "  {\"name\": \"t\", \"dtype\": \"f32\", \"shape\": [\"r\", \"c\"], \"init\": {\"dist\": \"rademacher\"}}],\n"
+      " \"outputs\": [{\"name\": \"y\", \"dtype\": \"f32\", \"shape\": [1]}]}\n";
+  cl1_task *t = NULL;
+  cl1_err err = {{0}};
+  if (cl1_task_load(write_task(text), &t, &err)) fail_msg("%s", err.msg);
+  cl1_inst in;
+  if (cl1_task_instance(t, CL1_SHAPES_TEST, &in, &err)) fail_msg("%s", err.msg);
+  const cl1_tinst *p = &in.inputs[0], *r = &in.inputs[1];
+  assert_int_equal(p->dist, CL1_DIST_SOFTMAX_NORMAL);
+  assert_true(p->a == 0.5 && p->b == 2);
+  assert_int_equal(r->dist, CL1_DIST_RADEMACHER);
+  float pv[3 * 37], rv[3 * 37];
+  const uint64_t seed = 12345;
+  cl1_gen_host(p, pv, seed, cl1_tensor_id_input(0));
+  cl1_gen_host(r, rv, seed, cl1_tensor_id_input(1));
+  int plus = 0;
+  for (int i = 0; i < 3 * 37; i++) {
+    if (rv[i] != 1.0f && rv[i] != -1.0f) fail_msg("rademacher element %d is %g", i, rv[i]);
+    plus += rv[i] > 0;
+  }
+  assert_true(plus > 20 && plus < 3 * 37 - 20);  // both signs, roughly balanced
+  /* each row: the softmax of the N(0.5, 2^2) samples of the same counters */
+  for (int row = 0; row < 3; row++) {
+    double v[37], m = -INFINITY, sum = 0, tot = 0;
+    for (int j = 0; j < 37; j++) {
+      v[j] = cl1_rng_sample(CL1_DIST_NORMAL, 0.5, 2, seed, cl1_tensor_id_input(0),
+                            (uint64_t)(row * 37 + j));
+      m = fmax(m, v[j]);
+    }
+    for (int j = 0; j < 37; j++) sum += exp(v[j] - m);
+    for (int j = 0; j < 37; j++) {
+      double want = exp(v[j] - m) / sum;
+      float got = pv[row * 37 + j];
+      if (!(got > 0) || fabs(got - want) > 1e-7 * want)
+        fail_msg("softmax_normal row %d col %d: got %.9g want %.9g", row, j, got, want);
+      tot += got;
+    }
+    assert_true(fabs(tot - 1) < 1e-5);
+  }
+  /* large: uniform samples in [0, 0.5) before the softmax; 0-dim-like small rows of one */
+  if (cl1_task_instance(t, CL1_SHAPES_LARGE, &in, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(in.inputs[0].dist, CL1_DIST_SOFTMAX_UNIFORM);
+  assert_true(in.inputs[0].a == 0 && in.inputs[0].b == 0.5);
+  float q[10];
+  cl1_gen_host(&in.inputs[0], q, seed, cl1_tensor_id_input(0));
+  for (int row = 0; row < 2; row++) {
+    double tot = 0;
+    for (int j = 0; j < 5; j++) {
+      float x = q[row * 5 + j];
+      assert_true(x > 1.0 / 5 / 1.7 && x < 1.7 / 5);  // exp of a spread < 0.5: near-uniform
+      tot += x;
+    }
+    assert_true(fabs(tot - 1) < 1e-6);
+  }
+  if (cl1_task_instance(t, CL1_SHAPES_SMALL, &in, &err)) fail_msg("%s", err.msg);
+  float one;
+  cl1_gen_host(&in.inputs[0], &one, seed, cl1_tensor_id_input(0));
+  assert_true(one == 1.0f);
+  cl1_task_free(t);
 }
 
 static void test_not_json(void **state) {
@@ -543,6 +619,7 @@ int main(void) {
       cmocka_unit_test(test_expr_values),  cmocka_unit_test(test_expr_errors),
       cmocka_unit_test(test_fixture_load), cmocka_unit_test(test_fixture_instance),
       cmocka_unit_test(test_defaults),     cmocka_unit_test(test_malformed),
+      cmocka_unit_test(test_new_dists),
       cmocka_unit_test(test_not_json),     cmocka_unit_test(test_not_found),
       cmocka_unit_test(test_find),         cmocka_unit_test(test_suite_root),
       cmocka_unit_test(test_names),        cmocka_unit_test(test_suite_tasks),

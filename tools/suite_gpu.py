@@ -222,6 +222,9 @@ def ci_rel(x):
 def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s):
     """small/large: CUDA reference vs twin on CUDA; optionally both timed."""
     e = Embed(lib, tid, shapes, "cuda")
+    # a task whose reference runs its convolutions in full FP32 (attr conv_tf32 = 0) has a twin
+    # checked and timed the same way
+    torch.backends.cudnn.allow_tf32 = e.meta["attrs"].get("conv_tf32", 1) != 0
     try:
         ins, pars = generate(torch, e, "cuda", seed)
         # One non-default stream for the reference, the twin and the events: the legacy default
@@ -256,6 +259,7 @@ def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s):
                         "ref_ci_rel": rc, "eager_ci_rel": tc, "trials": n})
         return row
     finally:
+        torch.backends.cudnn.allow_tf32 = True
         e.close()
 
 

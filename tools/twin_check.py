@@ -68,6 +68,8 @@ def check_one(args, tid, torch):
         inputs, params, outputs = arrays("inputs"), arrays("params"), arrays("outputs")
         twin = load_twin(os.path.join(tdir, "twin.py"))
         model = twin.make(meta["dims"], meta["attrs"])
+        if args.twin_device == "cuda":  # attr conv_tf32 = 0: the task's convolutions are full FP32
+            torch.backends.cudnn.allow_tf32 = meta["attrs"].get("conv_tf32", 1) != 0
         on_gpu = args.twin_device == "cuda"
         dtype = torch.float32 if on_gpu else torch.float64
         dev = torch.device("cuda" if on_gpu else "cpu")

@@ -15,6 +15,9 @@ typedef struct {
   int64_t in[CL1_CONVND_MAX];      /* input spatial sizes */
   int64_t ker[CL1_CONVND_MAX];     /* kernel spatial sizes */
   int64_t stride[CL1_CONVND_MAX], pad[CL1_CONVND_MAX], dil[CL1_CONVND_MAX];
+  /* 0 (default): TF32 allowed, as PyTorch's cudnn.allow_tf32 = True; 1: full FP32 (FMA math),
+   * for networks whose outputs TF32 rounding would swamp (their tasks say so) */
+  int32_t no_tf32;
 } cl1_convnd_desc;
 
 /* Output size along spatial dim i (PyTorch's formula). */

@@ -49,17 +49,31 @@ CL1_HD cl1_philox_out cl1_rng_words(uint64_t seed, uint32_t tid, uint64_t i) {
 CL1_HD double cl1_rng_u01(uint32_t w) { return (double)(w >> 8) * (1.0 / 16777216.0); }
 
 /* Distribution kinds after a task's init is resolved to numbers (see task.h). */
-enum { CL1_DIST_UNIFORM = 0, CL1_DIST_NORMAL, CL1_DIST_CONST, CL1_DIST_RANDINT, CL1_DIST_BERNOULLI };
+enum {
+  CL1_DIST_UNIFORM = 0, CL1_DIST_NORMAL, CL1_DIST_CONST, CL1_DIST_RANDINT, CL1_DIST_BERNOULLI,
+  CL1_DIST_RADEMACHER,     /* +-1, each with probability 1/2 */
+  CL1_DIST_SOFTMAX_NORMAL, /* normal(a, b) samples, softmax over each row of the last dim */
+  CL1_DIST_SOFTMAX_UNIFORM /* uniform[a, b) samples, softmax over each row of the last dim */
+};
 
-/* One sample as a double; the caller rounds to the tensor's dtype. Uniform and randint are
- * bit-identical on host and device; normal may differ in the last bit of a double (libm vs CUDA
+/* The row-softmax kinds: cl1_rng_sample gives the sample before the softmax; the generators
+ * (task/gen.c, task/gen_cuda.cu) normalise each row of the last dim in double: max shift,
+ * sum of exp, exp(v - max) / sum. */
+CL1_HD int cl1_rng_row_softmax(int kind) {
+  return kind == CL1_DIST_SOFTMAX_NORMAL || kind == CL1_DIST_SOFTMAX_UNIFORM;
+}
+
+/* One sample as a double; the caller rounds to the tensor's dtype. Uniform, randint, bernoulli
+ * and rademacher are bit-identical on host and device; normal may differ in the last bit of a double (libm vs CUDA
  * log/cos), which rounding to float almost always hides. */
 CL1_HD double cl1_rng_sample(int kind, double a, double b, uint64_t seed, uint32_t tid,
                              uint64_t i) {
   cl1_philox_out w = cl1_rng_words(seed, tid, i);
   switch (kind) {
-  case CL1_DIST_UNIFORM: return a + (b - a) * cl1_rng_u01(w.v[0]);
-  case CL1_DIST_NORMAL: {
+  case CL1_DIST_UNIFORM:
+  case CL1_DIST_SOFTMAX_UNIFORM: return a + (b - a) * cl1_rng_u01(w.v[0]);
+  case CL1_DIST_NORMAL:
+  case CL1_DIST_SOFTMAX_NORMAL: {
     /* Box-Muller on (0,1] x [0,1) from 32-bit words. */
     double u1 = ((double)w.v[0] + 1.0) * (1.0 / 4294967296.0);
     double u2 = (double)w.v[1] * (1.0 / 4294967296.0);
@@ -72,6 +86,7 @@ CL1_HD double cl1_rng_sample(int kind, double a, double b, uint64_t seed, uint32
     return a + (double)(span ? r % span : 0);
   }
   case CL1_DIST_BERNOULLI: return cl1_rng_u01(w.v[0]) < a ? 1.0 : 0.0;
+  case CL1_DIST_RADEMACHER: return cl1_rng_u01(w.v[0]) < 0.5 ? 1.0 : -1.0;
   }
   return 0.0;
 }

@@ -14,7 +14,6 @@ typedef struct {
   cudaEvent_t ev0, ev1;
   void *flushbuf;
   size_t flush_bytes;
-  int flush_val;
   void *scratch;
   double t0;
 } cuda_impl;
@@ -64,9 +63,10 @@ static int c_sync(cl1_dev *d, cl1_err *err) {
 }
 static int c_flush(cl1_dev *d, cl1_err *err) {
   cuda_impl *c = impl(d);
-  c->flush_val = (c->flush_val + 1) & 0xFF;
-  CK(cudaMemsetAsync(c->flushbuf, c->flush_val, c->flush_bytes, c->stream));
+  /* persisting lines first become normal ones, so that the read below evicts them too */
   CK(cudaCtxResetPersistingL2Cache());
+  int e = cl1_devk_flush_read(c->flushbuf, c->flush_bytes, c->scratch, c->stream);
+  if (e) return cl1_err_set(err, "L2 flush: %s", cudaGetErrorString((cudaError_t)e));
   return 0;
 }
 static int c_begin(cl1_dev *d, cl1_err *err) {
@@ -174,6 +174,7 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   CK(cudaEventCreate(&c->ev1));
   c->flush_bytes = 2 * (size_t)l2 + ((size_t)1 << 20);
   CK(cudaMalloc(&c->flushbuf, c->flush_bytes));
+  CK(cudaMemset(c->flushbuf, 0, c->flush_bytes));
   CK(cudaMalloc(&c->scratch, 64));
   d->stream = c->stream;
   d->alloc = c_alloc; d->free = c_free; d->gen = c_gen; d->poison = c_poison;

@@ -199,6 +199,8 @@ static int start_workers(pass *p, cl1_eval_result *r, cl1_err *err) {
   }
   p->thread_growth = -(int)jnum(cr, "threads", 0);
   cJSON_Delete(cr);
+  cl1_wproc_prefault_join(&p->ref);
+  cl1_wproc_prefault_join(&p->cand);
   return 0;
 }
 

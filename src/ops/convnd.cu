@@ -61,6 +61,7 @@ int set_tensor(cudnnTensorDescriptor_t t, int n, int c, int nsp, const int *sp) 
 void key_of(const cl1_convnd_desc *d, cl1_convnd_desc *k) {
   memset(k, 0, sizeof *k);
   k->nd = d->nd, k->n = d->n, k->c = d->c, k->k = d->k, k->groups = d->groups;
+  k->no_tf32 = d->no_tf32 != 0;
   for (int i = 0; i < d->nd; i++) {
     k->in[i] = d->in[i], k->ker[i] = d->ker[i], k->stride[i] = d->stride[i];
     k->pad[i] = d->pad[i], k->dil[i] = d->dil[i];
@@ -107,7 +108,8 @@ int plan_make(cudnnHandle_t h, const cl1_convnd_desc *key, plan &p) {
   CL1_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(p.cd, g.nsp, g.pad, g.st, g.dil,
                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   CL1_CUDNN_TRY(cudnnSetConvolutionGroupCount(p.cd, (int)d->groups));
-  CL1_CUDNN_TRY(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+  const cudnnMathType_t math = d->no_tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
+  CL1_CUDNN_TRY(cudnnSetConvolutionMathType(p.cd, math));
   int odims[2 + CL1_CONVND_MAX];
   CL1_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(p.cd, p.xd, p.wd, 2 + g.nsp, odims));
   bool ok = odims[0] == p.nb && odims[1] == d->k;
@@ -124,7 +126,8 @@ int plan_make(cudnnHandle_t h, const cl1_convnd_desc *key, plan &p) {
                                                        perf));
   int pick = -1;
   for (int i = 0; i < got && pick < 0; i++)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS) pick = i;
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && (!d->no_tf32 || perf[i].mathType == CUDNN_FMA_MATH))
+      pick = i;
   if (pick < 0) {
     fprintf(stderr, "cl1 ops: convnd: cuDNN has no forward algorithm for this shape\n");
     return 1;

@@ -1,7 +1,9 @@
 /* gen.c — input/param generation on the host: each element is cl1_rng_sample(seed, tensor id,
- * index) rounded to the tensor's dtype. Half and bfloat16 rounding is done here in integer bit
+ * index) rounded to the tensor's dtype (for the row-softmax dists, the softmax over its row of
+ * the last dim of those samples, in double). Half and bfloat16 rounding is done here in integer bit
  * code (round-to-nearest-even) so the host gets exactly what gen_cuda.cu's intrinsics give. */
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 #include "../base/rng.h"
 #include "gen_cuda.h"
@@ -60,12 +62,42 @@ float cl1_f16_to_f32(uint16_t h) {
 
 float cl1_bf16_to_f32(uint16_t h) { return f32_from_bits((uint32_t)h << 16); }
 
+/* One value of a row-softmax dist: element i of a row starting at row0 (cols long) is
+ * exp(v_i - max) / sum exp(v_j - max) over the row's samples, in double. The counter-based
+ * generator lets each pass recompute the samples instead of buffering them. */
+static void row_stats(int d, double a, double b, uint64_t seed, uint32_t tid, int64_t row0,
+                      int64_t cols, double *max, double *sum) {
+  double m = -INFINITY, s = 0;
+  for (int64_t j = 0; j < cols; j++) {
+    double v = cl1_rng_sample(d, a, b, seed, tid, (uint64_t)(row0 + j));
+    if (v > m) m = v;
+  }
+  for (int64_t j = 0; j < cols; j++)
+    s += exp(cl1_rng_sample(d, a, b, seed, tid, (uint64_t)(row0 + j)) - m);
+  *max = m, *sum = s;
+}
+
+static double softmax_value(int d, double a, double b, uint64_t seed, uint32_t tid, int64_t i,
+                            double max, double sum) {
+  return exp(cl1_rng_sample(d, a, b, seed, tid, (uint64_t)i) - max) / sum;
+}
+
 void cl1_gen_host(const cl1_tinst *t, void *dst, uint64_t seed, uint32_t tid) {
   int64_t n = t->numel;
   int d = t->dist;
   double a = t->a, b = t->b;
+  /* rows of the last dim (a 0-dim tensor is one row of one) for the row-softmax dists */
+  int64_t cols = t->ndim > 0 ? t->shape[t->ndim - 1] : 1;
+  double rmax = 0, rsum = 1;
 #define CL1_GEN_LOOP(T, CONV)                                                                 \
-  for (int64_t i = 0; i < n; i++) ((T *)dst)[i] = CONV(cl1_rng_sample(d, a, b, seed, tid, (uint64_t)i))
+  for (int64_t i = 0; i < n; i++) {                                                           \
+    if (!cl1_rng_row_softmax(d)) {                                                            \
+      ((T *)dst)[i] = CONV(cl1_rng_sample(d, a, b, seed, tid, (uint64_t)i));                  \
+      continue;                                                                               \
+    }                                                                                         \
+    if (i % cols == 0) row_stats(d, a, b, seed, tid, i, cols, &rmax, &rsum);                  \
+    ((T *)dst)[i] = CONV(softmax_value(d, a, b, seed, tid, i, rmax, rsum));                   \
+  }
 #define CL1_AS_F32(v) ((float)(v))
 #define CL1_AS_F16(v) cl1_f16_from_f32((float)(v))
 #define CL1_AS_BF16(v) cl1_bf16_from_f32((float)(v))

@@ -264,6 +264,9 @@ static const struct {
     {"bernoulli", CL1_INIT_BERNOULLI, {"p"}},
     {"kaiming_uniform", CL1_INIT_KAIMING_UNIFORM, {"fan_in", "a"}},
     {"fan_in_uniform", CL1_INIT_FAN_IN_UNIFORM, {"fan_in"}},
+    {"rademacher", CL1_INIT_RADEMACHER, {0}},
+    {"softmax_normal", CL1_INIT_SOFTMAX_NORMAL, {"mean", "std"}},
+    {"softmax_uniform", CL1_INIT_SOFTMAX_UNIFORM, {"low", "high"}},
 };
 #define N_INIT_KINDS ((int)(sizeof init_kinds / sizeof init_kinds[0]))
 
@@ -280,13 +283,15 @@ static int parse_init(lctx *c, const cl1_task *t, const cJSON *j, const char *fi
     if (!strcmp(dist->valuestring, init_kinds[i].name)) ki = i;
   if (ki < 0)
     return lfail(c, f, "unknown dist '%s' (expected uniform, normal, ones, zeros, const, randint, "
-                       "bernoulli, kaiming_uniform or fan_in_uniform)", dist->valuestring);
+                       "bernoulli, rademacher, kaiming_uniform, fan_in_uniform, softmax_normal or "
+                       "softmax_uniform)", dist->valuestring);
   const char *allowed[6] = {"dist"};
   for (int i = 0; i < 4 && init_kinds[ki].keys[i]; i++) allowed[i + 1] = init_kinds[ki].keys[i];
   if (check_keys(c, j, field, allowed)) return -1;
   in->kind = init_kinds[ki].kind;
   switch (in->kind) {
   case CL1_INIT_UNIFORM: /* defaults are torch.rand's */
+  case CL1_INIT_SOFTMAX_UNIFORM:
     in->a = 0, in->b = 1;
     if (get_num(c, j, "low", field, false, &in->a) || get_num(c, j, "high", field, false, &in->b))
       return -1;
@@ -295,6 +300,7 @@ static int parse_init(lctx *c, const cl1_task *t, const cJSON *j, const char *fi
                    in->b);
     break;
   case CL1_INIT_NORMAL: /* defaults are torch.randn's */
+  case CL1_INIT_SOFTMAX_NORMAL:
     in->a = 0, in->b = 1;
     if (get_num(c, j, "mean", field, false, &in->a) || get_num(c, j, "std", field, false, &in->b))
       return -1;
@@ -302,6 +308,7 @@ static int parse_init(lctx *c, const cl1_task *t, const cJSON *j, const char *fi
     break;
   case CL1_INIT_ONES: in->a = in->b = 1; break;
   case CL1_INIT_ZEROS: in->a = in->b = 0; break;
+  case CL1_INIT_RADEMACHER: in->a = in->b = 0; break;
   case CL1_INIT_CONST:
     if (get_num(c, j, "value", field, true, &in->a)) return -1;
     in->b = in->a;
@@ -666,6 +673,13 @@ static int inst_init(const cl1_task *t, int set, const cl1_init *in, const char 
   case CL1_INIT_CONST: ti->dist = CL1_DIST_CONST, ti->a = ti->b = in->a; return 0;
   case CL1_INIT_RANDINT: ti->dist = CL1_DIST_RANDINT, ti->a = in->a, ti->b = in->b; return 0;
   case CL1_INIT_BERNOULLI: ti->dist = CL1_DIST_BERNOULLI, ti->a = in->a, ti->b = 0; return 0;
+  case CL1_INIT_RADEMACHER: ti->dist = CL1_DIST_RADEMACHER, ti->a = ti->b = 0; return 0;
+  case CL1_INIT_SOFTMAX_NORMAL:
+    ti->dist = CL1_DIST_SOFTMAX_NORMAL, ti->a = in->a, ti->b = in->b;
+    return 0;
+  case CL1_INIT_SOFTMAX_UNIFORM:
+    ti->dist = CL1_DIST_SOFTMAX_UNIFORM, ti->a = in->a, ti->b = in->b;
+    return 0;
   case CL1_INIT_KAIMING_UNIFORM:
   case CL1_INIT_FAN_IN_UNIFORM: {
     char f[256];

@@ -25,13 +25,17 @@ size_t cl1_dtype_size(int dtype);
 /* An init distribution as written: kind + numbers or dim expressions (fan_in). */
 typedef enum {
   CL1_INIT_UNIFORM, CL1_INIT_NORMAL, CL1_INIT_ONES, CL1_INIT_ZEROS, CL1_INIT_CONST,
-  CL1_INIT_RANDINT, CL1_INIT_KAIMING_UNIFORM, CL1_INIT_FAN_IN_UNIFORM, CL1_INIT_BERNOULLI
+  CL1_INIT_RANDINT, CL1_INIT_KAIMING_UNIFORM, CL1_INIT_FAN_IN_UNIFORM, CL1_INIT_BERNOULLI,
+  CL1_INIT_RADEMACHER,      /* +-1 with probability 1/2 each */
+  CL1_INIT_SOFTMAX_NORMAL,  /* normal(a, b), then softmax over the last dim, per row */
+  CL1_INIT_SOFTMAX_UNIFORM  /* uniform[a, b), then softmax over the last dim, per row */
 } cl1_init_kind;
 
 typedef struct {
   cl1_init_kind kind;
   double a, b;          /* uniform low/high, normal mean/std, const value, randint low/high,
-                           kaiming: a = negative slope (default sqrt(5)), bernoulli: a = p */
+                           kaiming: a = negative slope (default sqrt(5)), bernoulli: a = p,
+                           softmax_normal mean/std, softmax_uniform low/high */
   char *fan_in;         /* dim expression, kaiming/fan_in_uniform only */
 } cl1_init;
 
