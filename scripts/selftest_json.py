@@ -1,6 +1,6 @@
 """scripts/selftest_json.py BUILD PASSED FAILED — assembles the GPU self-test result file
 (bench/results/h200/eval-selftest.json) from the rows the GPU tests appended to
-BUILD/gpu-results.jsonl and the twin-check JSON files, with commit, date, GPU and driver."""
+BUILD/gpu-results.jsonl and the starter tasks' suite_gpu.py JSON, with commit, date, GPU and driver."""
 import datetime, json, os, subprocess, sys
 
 build, passed, failed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -28,11 +28,10 @@ for r in rows:
                         (r["expected"] == "pass-slow" and res.get("verdict") == "pass"),
                   "wall_s": r.get("wall_s")})
 twins = {}
-for s in ("small", "large"):
-    p = os.path.join(build, "twin-%s.json" % s)
-    if os.path.exists(p):
-        twins[s] = json.load(open(p))
-doc = {"commit": sh("git rev-parse HEAD") or os.environ.get("CL1_COMMIT", ""),
+p = os.path.join(build, "twin-starters.json")  # tools/suite_gpu.py: test, small, large
+if os.path.exists(p):
+    twins = json.load(open(p))
+doc = {"commit": os.environ.get("CL1_COMMIT", "") or sh("git rev-parse HEAD"),
        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
        "gpu": sh("nvidia-smi --query-gpu=name --format=csv,noheader"),
        "driver": sh("nvidia-smi --query-gpu=driver_version --format=csv,noheader"),

@@ -356,6 +356,9 @@ static const bad_case bad_cases[] = {
     {"\"atol\": 0.01", "\"atol\": -0.01", ": tolerance.atol: must be >= 0"},
     {"\"rtol\": 0.001", "\"rtol\": \"tight\"", ": tolerance.rtol: must be a number (got a string)"},
     {"\"rtol\": 0.001", "\"rtl\": 0.001", ": tolerance.rtl: unknown key"},
+    {"\"tolerance\": {", "\"tolerance_large\": {\"atol\": -1}, \"tolerance\": {", ": tolerance_large.atol: must be >= 0"},
+    {"\"tolerance\": {", "\"tolerance_test\": 0.1, \"tolerance\": {", ": tolerance_test: must be an object (got a number)"},
+    {"\"tolerance\": {", "\"tolerance_huge\": {}, \"tolerance\": {", ": tolerance_huge: unknown key"},
     {"\"stride\": 2", "\"stride\": [2, 2]", ": attrs.stride: must be a number, a boolean or a dim expression string (got an array)"},
     {"\"stride\": 2", "\"stride\": {\"h\": 2}", ": attrs.stride: must be a number, a boolean or a dim expression string (got an object)"},
     {"\"kernel_size\": \"K\"", "\"kernel_size\": \"Q\"", ": attrs.kernel_size: unknown dim 'Q'"},
@@ -383,6 +386,26 @@ static void test_malformed(void **state) {
     if (getenv("CL1_TEST_VERBOSE")) print_message("%s\n", err.msg + strlen(path));
   }
   print_message("%d malformed variants rejected with their messages\n", n);
+}
+
+/* tolerance_<set> overrides one shape set's tolerance, field by field; the others keep
+ * "tolerance". */
+static void test_set_tolerance(void **state) {
+  (void)state;
+  char *text = variant("\"tolerance\": {", "\"tolerance_test\": {\"atol\": 0.5}, "
+                       "\"tolerance_large\": {\"atol\": 2, \"rtol\": 0.25}, \"tolerance\": {");
+  cl1_task *t = NULL;
+  cl1_err err = {{0}};
+  if (cl1_task_load(write_task(text), &t, &err)) fail_msg("%s", err.msg);
+  free(text);
+  cl1_inst in;
+  double want[3][2] = {{0.5, 0.001}, {0.01, 0.001}, {2, 0.25}};
+  for (int s = 0; s < CL1_SHAPES_N; s++) {
+    if (cl1_task_instance(t, s, &in, &err)) fail_msg("%s", err.msg);
+    assert_true(in.atol == want[s][0] && in.rtol == want[s][1]);
+  }
+  assert_true(t->atol == 0.01 && t->rtol == 0.001);
+  cl1_task_free(t);
 }
 
 /* rademacher and the row-softmax dists: parsed, resolved and generated on the host. */
@@ -619,7 +642,7 @@ int main(void) {
       cmocka_unit_test(test_expr_values),  cmocka_unit_test(test_expr_errors),
       cmocka_unit_test(test_fixture_load), cmocka_unit_test(test_fixture_instance),
       cmocka_unit_test(test_defaults),     cmocka_unit_test(test_malformed),
-      cmocka_unit_test(test_new_dists),
+      cmocka_unit_test(test_new_dists),    cmocka_unit_test(test_set_tolerance),
       cmocka_unit_test(test_not_json),     cmocka_unit_test(test_not_found),
       cmocka_unit_test(test_find),         cmocka_unit_test(test_suite_root),
       cmocka_unit_test(test_names),        cmocka_unit_test(test_suite_tasks),

@@ -97,6 +97,8 @@ static int show(const char *id) {
     show_tensors("param", in.params, in.n_params);
     show_tensors("output", in.outputs, in.n_outputs);
     if (t->shapes_note[s]) printf("  note: %s\n", t->shapes_note[s]);
+    if (in.atol != t->atol || in.rtol != t->rtol)
+      printf("  tolerance here: atol %g, rtol %g\n", in.atol, in.rtol);
   }
   if (t->notes) printf("notes: %s\n", t->notes);
   if (t->degenerate) printf("degenerate: %s\n", t->degenerate);

@@ -113,14 +113,13 @@ int cl1_audit_task(const char *task, const char *shapes, const char *backend, cl
       if (!res[s][i]) { cl1_err_set(err, "out of memory for output '%s'", in->outputs[i].name); goto out; }
     }
   }
-  const cl1_task *t = in->task;
   r->n_outputs = in->n_outputs;
   for (int i = 0; i < in->n_outputs; i++) {
     snprintf(r->out[i].name, sizeof r->out[i].name, "%s", in->outputs[i].name);
-    judge_output(res[0][i], res[1][i], in->outputs[i].numel, t->atol, t->rtol, &r->out[i]);
+    judge_output(res[0][i], res[1][i], in->outputs[i].numel, in->atol, in->rtol, &r->out[i]);
     r->degenerate |= r->out[i].zero_passes || r->out[i].insensitive || r->out[i].constant;
   }
-  if (r->degenerate) write_note(r, shapes, backend, t->atol);
+  if (r->degenerate) write_note(r, shapes, backend, in->atol);
   ret = 0;
   goto out;
 fail:

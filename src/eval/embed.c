@@ -51,8 +51,8 @@ static char *describe(const cl1_embed *e, int set) {
   cJSON_AddStringToObject(d, "shapes", cl1_shapes_name(set));
   cJSON_AddStringToObject(d, "backend", cl1_backend_name(e->dev.backend));
   cJSON_AddStringToObject(d, "device", e->dev.name);
-  cJSON_AddNumberToObject(d, "atol", t->atol);
-  cJSON_AddNumberToObject(d, "rtol", t->rtol);
+  cJSON_AddNumberToObject(d, "atol", e->inst.atol);
+  cJSON_AddNumberToObject(d, "rtol", e->inst.rtol);
   cJSON_AddNumberToObject(d, "l2_bytes", (double)e->dev.l2_bytes);
   cJSON *dims = cJSON_AddObjectToObject(d, "dims");
   for (int i = 0; i < t->n_dims; i++) cJSON_AddNumberToObject(dims, t->dim_names[i], (double)t->dims[set][i]);

@@ -108,8 +108,8 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
   cJSON_AddStringToObject(meta, "seed", sb);
   cJSON_AddStringToObject(meta, "seeds_rule", "params use seed, inputs seed + 1");
   cJSON_AddStringToObject(meta, "backend", cl1_backend_name(b));
-  cJSON_AddNumberToObject(meta, "atol", t->atol);
-  cJSON_AddNumberToObject(meta, "rtol", t->rtol);
+  cJSON_AddNumberToObject(meta, "atol", in.atol);
+  cJSON_AddNumberToObject(meta, "rtol", in.rtol);
   cJSON *dims = cJSON_AddObjectToObject(meta, "dims");
   for (int i = 0; i < t->n_dims; i++) cJSON_AddNumberToObject(dims, t->dim_names[i], (double)t->dims[set][i]);
   cJSON *attrs = cJSON_AddObjectToObject(meta, "attrs");

@@ -199,8 +199,6 @@ static int start_workers(pass *p, cl1_eval_result *r, cl1_err *err) {
   }
   p->thread_growth = -(int)jnum(cr, "threads", 0);
   cJSON_Delete(cr);
-  cl1_wproc_prefault_join(&p->ref);
-  cl1_wproc_prefault_join(&p->cand);
   return 0;
 }
 
@@ -217,7 +215,7 @@ static int compare(pass *p, cl1_eval_result *r, int cregion, const unsigned char
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     cl1_cmp_add_parallel(&one, in->outputs[i].dtype, p->cand.shm + (size_t)cregion *
                          p->region_bytes + p->offs[i], ref_base + p->offs[i],
-                         in->outputs[i].numel, p->task->atol, p->task->rtol,
+                         in->outputs[i].numel, in->atol, in->rtol,
                          ncpu > 1 ? (int)ncpu : 1);
     if (one.max_abs > r->max_abs) r->max_abs = one.max_abs;
     if (one.max_rel > r->max_rel) r->max_rel = one.max_rel;
@@ -339,6 +337,16 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
 
 static double empty_of(cJSON *rep) { return jnum(rep, "empty_ms", 0); }
 
+/* CUDA events resolve about 0.5 us (cudaEventElapsedTime): a median known to within that is as
+ * known as it gets, so for kernels of a few microseconds the CI target is that width, not a
+ * share of the median that the timer cannot resolve. Kernels >= 50 us are unaffected. */
+#define CL1_TIMER_RES_MS 0.0005
+
+static bool ci_tight(const cl1_stats *s, double target) {
+  double width = s->ci_rel * s->median;
+  return s->ci_rel <= target || width <= CL1_TIMER_RES_MS;
+}
+
 /* The timing protocol: warm-up, ABAB trials on rotating input sets with L2 flushes, until the
  * medians are tight or the budget ends; a secret sample of candidate trials is re-verified. */
 static int timing(pass *p, cl1_eval_result *r) {
@@ -407,7 +415,7 @@ static int timing(pass *p, cl1_eval_result *r) {
       cl1_stats a, b;
       cl1_stats_of(p->ref_ms, p->n_ref, &a);
       cl1_stats_of(p->cand_ms, p->n_cand, &b);
-      if (a.ci_rel <= o->ci_target && b.ci_rel <= o->ci_target) break;
+      if (ci_tight(&a, o->ci_target) && ci_tight(&b, o->ci_target)) break;
       if (cl1_now() - t_start > o->time_budget_s) break;
     }
   }

@@ -62,47 +62,6 @@ static bool trace_on(void) {
   return on;
 }
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
-typedef struct { const unsigned char *p; size_t n; } prefault_arg;
-
-/* Allocates (zero-fills) and maps a range of the shared memory: the worker's pinning of it then
- * finds its pages present, and the zeroing runs here, beside the worker's CUDA start. */
-static void *prefault_main(void *arg) {
-  prefault_arg *a = arg;
-  if (madvise((void *)a->p, a->n, MADV_POPULATE_READ)) { /* kernels before 5.14 */
-    volatile unsigned char sink = 0;
-    for (size_t i = 0; i < a->n; i += 4096) sink ^= a->p[i];
-    (void)sink;
-  }
-  free(a);
-  return NULL;
-}
-
-static void prefault_start(cl1_wproc *w) {
-  enum { MIN_BYTES = 64 << 20 }; /* below this, the worker's own faults are cheap */
-  if (w->shm_bytes < MIN_BYTES) return;
-  int n = (int)(sizeof w->prefault / sizeof w->prefault[0]);
-  size_t chunk = ((w->shm_bytes / (size_t)n) + 4095) & ~(size_t)4095;
-  for (int i = 0; i < n; i++) {
-    size_t off = (size_t)i * chunk;
-    if (off >= w->shm_bytes) break;
-    prefault_arg *a = malloc(sizeof *a);
-    if (!a) break;
-    a->p = w->shm + off;
-    a->n = off + chunk > w->shm_bytes ? w->shm_bytes - off : chunk;
-    if (pthread_create(&w->prefault[w->n_prefault], NULL, prefault_main, a)) { free(a); break; }
-    w->n_prefault++;
-  }
-}
-
-void cl1_wproc_prefault_join(cl1_wproc *w) {
-  for (int i = 0; i < w->n_prefault; i++) pthread_join(w->prefault[i], NULL);
-  w->n_prefault = 0;
-}
-
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
                     cl1_err *err) {
   memset(w, 0, sizeof *w);
@@ -144,7 +103,6 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
     _exit(121);
   }
   setpgid(pid, pid);
-  prefault_start(w);
   close(to[0]);
   close(from[1]);
   close(logfd);
@@ -312,7 +270,6 @@ void cl1_wproc_quit(cl1_wproc *w) {
 }
 
 void cl1_wproc_close(cl1_wproc *w) {
-  cl1_wproc_prefault_join(w);
   if (w->pid > 0) {
     cJSON *r = NULL;
     bool ok = w->quit_sent ? cl1_wproc_wait(w, 2.0, &r) == CL1_W_OK

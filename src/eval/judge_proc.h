@@ -3,7 +3,6 @@
  * ceiling), and killing it. Every way a worker can fail is classified here, never a judge crash. */
 #ifndef CL1_JUDGE_PROC_H
 #define CL1_JUDGE_PROC_H
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -33,8 +32,6 @@ typedef struct {
   int sent_type;       /* the request in flight, and when it went (CUDAL1_TRACE) */
   double sent_at;
   bool quit_sent;      /* cl1_wproc_quit: close waits for the reply instead of asking */
-  int n_prefault;      /* threads faulting the shared memory in while the worker starts */
-  pthread_t prefault[4];
 } cl1_wproc;
 
 /* Starts `exe __worker` with a memfd of shm_bytes. */
@@ -45,9 +42,6 @@ cl1_wstatus cl1_wproc_call(cl1_wproc *w, int type, cJSON *req, double timeout_s,
 /* The two halves of a call, so requests to both workers can overlap (setup, say). */
 cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req);
 cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply);
-/* Waits for the threads that fault the shared memory in (started by spawn, overlapping the
- * worker's CUDA start-up); the judge's compares then read it without page faults. */
-void cl1_wproc_prefault_join(cl1_wproc *w);
 /* Asks the worker to finish (teardown, exit) without waiting: closing two workers that were
  * both asked first overlaps their driver teardowns. */
 void cl1_wproc_quit(cl1_wproc *w);

@@ -19,7 +19,7 @@ __global__ static void softmax_cols(const float *__restrict__ x, float *__restri
     for (int64_t k = 0; k < n; k++) {
       float v = p[k * inner];
       if (v <= m) {
-        s += expf(v - m);
+        if (v != -INFINITY) s += expf(v - m);  // -inf - -inf would be NaN: a masked entry adds 0
       } else {
         s = s * expf(m - v) + 1.f;  // exp(-inf) = 0 for the first element; NaN makes s NaN
         m = v;

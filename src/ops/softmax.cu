@@ -9,7 +9,7 @@ struct ms { float m, s; };  // running max and sum of exp(x - m)
 
 static __device__ __forceinline__ void ms_push(ms &a, float v) {
   if (v <= a.m) {
-    a.s += expf(v - a.m);
+    if (v != -INFINITY) a.s += expf(v - a.m);  // -inf - -inf would be NaN: a masked entry adds 0
   } else {
     a.s = a.s * expf(a.m - v) + 1.f;  // exp(-inf) = 0 for the first element
     a.m = v;

@@ -508,10 +508,29 @@ static int parse_attrs(lctx *c, cl1_task *t, const cJSON *attrs) {
   return 0;
 }
 
+/* {"atol": A, "rtol": R} under key, each optional (absent keeps the value given); the whole
+ * object is optional. */
+static int parse_tolerance(lctx *c, const cJSON *root, const char *key, double *atol,
+                           double *rtol) {
+  const cJSON *tol = cJSON_GetObjectItemCaseSensitive(root, key);
+  if (!tol) return 0;
+  if (!cJSON_IsObject(tol)) return lfail(c, key, "must be an object (got %s)", jtype(tol));
+  if (check_keys(c, tol, key, (const char *const[]){"atol", "rtol", NULL}) ||
+      get_num(c, tol, "atol", key, false, atol) || get_num(c, tol, "rtol", key, false, rtol))
+    return -1;
+  char f[48];
+  snprintf(f, sizeof f, "%s.atol", key);
+  if (*atol < 0) return lfail(c, f, "must be >= 0 (got %g)", *atol);
+  snprintf(f, sizeof f, "%s.rtol", key);
+  if (*rtol < 0) return lfail(c, f, "must be >= 0 (got %g)", *rtol);
+  return 0;
+}
+
 static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
   static const char *const keys[] = {"name", "level", "number", "description", "dims",
                                      "shapes_note", "inputs", "params", "outputs", "attrs",
-                                     "tolerance", "flops", "bytes",
+                                     "tolerance", "tolerance_test", "tolerance_small",
+                                     "tolerance_large", "flops", "bytes",
                                      /* free text, never interpreted: */
                                      "notes", "degenerate", "source", NULL};
   if (!cJSON_IsObject(root)) return lfail(c, "(top level)", "must be an object (got %s)", jtype(root));
@@ -548,15 +567,12 @@ static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
   if (parse_attrs(c, t, cJSON_GetObjectItemCaseSensitive(root, "attrs"))) return -1;
 
   t->atol = t->rtol = 1e-4;
-  const cJSON *tol = cJSON_GetObjectItemCaseSensitive(root, "tolerance");
-  if (tol) {
-    if (!cJSON_IsObject(tol)) return lfail(c, "tolerance", "must be an object (got %s)", jtype(tol));
-    if (check_keys(c, tol, "tolerance", (const char *const[]){"atol", "rtol", NULL}) ||
-        get_num(c, tol, "atol", "tolerance", false, &t->atol) ||
-        get_num(c, tol, "rtol", "tolerance", false, &t->rtol))
-      return -1;
-    if (t->atol < 0) return lfail(c, "tolerance.atol", "must be >= 0 (got %g)", t->atol);
-    if (t->rtol < 0) return lfail(c, "tolerance.rtol", "must be >= 0 (got %g)", t->rtol);
+  if (parse_tolerance(c, root, "tolerance", &t->atol, &t->rtol)) return -1;
+  for (int s = 0; s < CL1_SHAPES_N; s++) {
+    char key[32];
+    snprintf(key, sizeof key, "tolerance_%s", cl1_shapes_name(s));
+    t->set_atol[s] = t->atol, t->set_rtol[s] = t->rtol;
+    if (parse_tolerance(c, root, key, &t->set_atol[s], &t->set_rtol[s])) return -1;
   }
   const cJSON *fl = cJSON_GetObjectItemCaseSensitive(root, "flops");
   if (fl && expr_or_number(c, t, fl, "flops", true, &t->flops)) return -1;
@@ -765,6 +781,7 @@ int cl1_task_instance(const cl1_task *t, int set, cl1_inst *out, cl1_err *err) {
     return cl1_err_set(err, "%s: dims: no shape set %d", t->path, set);
   out->task = t;
   out->set = set;
+  out->atol = t->set_atol[set], out->rtol = t->set_rtol[set];
   out->n_inputs = t->n_inputs, out->n_params = t->n_params, out->n_outputs = t->n_outputs;
   for (int i = 0; i < t->n_inputs; i++)
     if (inst_tensor(t, set, 0, i, &out->inputs[i], &out->in_bytes, err)) return -1;

@@ -67,7 +67,8 @@ typedef struct {
   int n_attrs;
   char *attr_names[CL1_TASK_MAX_ATTRS];
   char *attr_exprs[CL1_TASK_MAX_ATTRS]; /* a number or a dim expression, as text */
-  double atol, rtol;
+  double atol, rtol;               /* "tolerance" */
+  double set_atol[CL1_SHAPES_N], set_rtol[CL1_SHAPES_N]; /* with "tolerance_<set>" applied */
   char *flops, *bytes;            /* optional dim expressions (may be NULL) */
   char *notes;                    /* optional */
   char *degenerate;               /* optional audit note */
@@ -105,6 +106,7 @@ typedef struct cl1_inst {
       outputs[CL1_TASK_MAX_TENSORS];
   cl1_attr attrs[CL1_TASK_MAX_ATTRS];
   double flops, bytes;   /* 0 when the task gives no formula */
+  double atol, rtol;     /* the tolerance at this shape set */
   size_t in_bytes, par_bytes, out_bytes;
 } cl1_inst;
 

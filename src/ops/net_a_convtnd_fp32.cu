@@ -1,0 +1,162 @@
+/* net_a_convtnd_fp32.cu — CUDA cl1_op_convtnd_fp32: nn.ConvTranspose as PyTorch runs it on
+ * cuDNN with allow_tf32 = False: cudnnConvolutionBackwardData of the matching convolution (x
+ * plays dy, y plays dx, the weight (C_in, C_out/groups, k...) is the forward filter as it is),
+ * CUDNN_FMA_MATH, the first algorithm cudnnGetConvolutionBackwardDataAlgorithm_v7 reports
+ * successful in FMA math (cudnn.benchmark = False). 1-d runs as 2-d with a unit height, as
+ * PyTorch does; the bias is a separate add. Plans are cached per shape. */
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include "cudal1/ops.h"
+#include "cuda_common.cuh"
+
+namespace {
+const int kMaxDims = CL1_CONVT_MAX_ND + 2;  // tensor dims incl. N and C
+
+struct plan {
+  cl1_convt_desc key;
+  int sp;  // spatial dims as given to cuDNN (>= 2)
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  cudnnConvolutionBwdDataAlgo_t algo;
+  size_t ws_bytes;
+  int64_t out_inner;  // product of the output spatial sizes
+};
+const int kPlans = 128;
+plan g_plans[kPlans];
+int g_nplans, g_next;
+std::mutex g_mu;
+
+void plan_free(plan &p) {
+  if (p.xd) cudnnDestroyTensorDescriptor(p.xd);
+  if (p.yd) cudnnDestroyTensorDescriptor(p.yd);
+  if (p.wd) cudnnDestroyFilterDescriptor(p.wd);
+  if (p.cd) cudnnDestroyConvolutionDescriptor(p.cd);
+  memset(&p, 0, sizeof p);
+}
+
+// A contiguous (n, c, size...) float tensor descriptor; 1 when it passes INT_MAX elements.
+int set_tensor(cudnnTensorDescriptor_t t, int64_t n, int64_t c, int sp, const int64_t *size) {
+  int dims[kMaxDims], strides[kMaxDims];
+  int64_t total = n * c;
+  dims[0] = (int)n, dims[1] = (int)c;
+  for (int i = 0; i < sp; i++) total *= size[i], dims[2 + i] = (int)size[i];
+  if (total > INT_MAX) {
+    fprintf(stderr, "cl1 ops: convtnd_fp32: a tensor of %lld elements is past INT_MAX\n",
+            (long long)total);
+    return 1;
+  }
+  strides[sp + 1] = 1;
+  for (int i = sp; i >= 0; i--) strides[i] = strides[i + 1] * dims[i + 1];
+  CL1_CUDNN_TRY(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, sp + 2, dims, strides));
+  return 0;
+}
+
+int plan_make(cudnnHandle_t h, const cl1_convt_desc *d, plan &p) {
+  memset(&p, 0, sizeof p);
+  p.key = *d;
+  int off = d->nd == 1 ? 1 : 0;  // 1-d gets a leading unit spatial dim
+  p.sp = d->nd + off;
+  int64_t in[CL1_CONVT_MAX_ND], out[CL1_CONVT_MAX_ND];
+  int k[CL1_CONVT_MAX_ND], pad[CL1_CONVT_MAX_ND], str[CL1_CONVT_MAX_ND], dil[CL1_CONVT_MAX_ND];
+  p.out_inner = 1;
+  for (int i = 0; i < p.sp; i++) {
+    int j = i - off;
+    in[i] = j >= 0 ? d->in[j] : 1;
+    out[i] = j >= 0 ? cl1_convt_out(d, j) : 1;
+    if (j >= 0 && (d->k[j] > INT_MAX || d->pad[j] > INT_MAX || d->stride[j] > INT_MAX ||
+                   d->dil[j] > INT_MAX))
+      return 1;
+    k[i] = j >= 0 ? (int)d->k[j] : 1;
+    pad[i] = j >= 0 ? (int)d->pad[j] : 0;
+    str[i] = j >= 0 ? (int)d->stride[j] : 1;
+    dil[i] = j >= 0 ? (int)d->dil[j] : 1;
+    p.out_inner *= out[i];
+  }
+  CL1_CUDNN_TRY(cudnnCreateTensorDescriptor(&p.xd));
+  CL1_CUDNN_TRY(cudnnCreateTensorDescriptor(&p.yd));
+  CL1_CUDNN_TRY(cudnnCreateFilterDescriptor(&p.wd));
+  CL1_CUDNN_TRY(cudnnCreateConvolutionDescriptor(&p.cd));
+  if (set_tensor(p.xd, d->n, d->c_in, p.sp, in)) return 1;
+  if (set_tensor(p.yd, d->n, d->c_out, p.sp, out)) return 1;
+  int wdims[kMaxDims] = {(int)d->c_in, (int)(d->c_out / d->groups)};
+  for (int i = 0; i < p.sp; i++) wdims[2 + i] = k[i];
+  CL1_CUDNN_TRY(cudnnSetFilterNdDescriptor(p.wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, p.sp + 2,
+                                           wdims));
+  CL1_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(p.cd, p.sp, pad, str, dil,
+                                                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  CL1_CUDNN_TRY(cudnnSetConvolutionGroupCount(p.cd, (int)d->groups));
+  CL1_CUDNN_TRY(cudnnSetConvolutionMathType(p.cd, CUDNN_FMA_MATH));
+  // output_padding is the slack the forward conv of y floors away: it must give back x's shape
+  int fwd[kMaxDims];
+  CL1_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(p.cd, p.yd, p.wd, p.sp + 2, fwd));
+  bool ok = fwd[0] == d->n && fwd[1] == d->c_in;
+  for (int i = 0; i < p.sp; i++) ok = ok && fwd[2 + i] == in[i];
+  if (!ok) {
+    fprintf(stderr, "cl1 ops: convtnd_fp32: cuDNN forward shape of the output != input shape\n");
+    return 1;
+  }
+  cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  int got = 0;
+  CL1_CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+      h, p.wd, p.xd, p.cd, p.yd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf));
+  int pick = -1;
+  for (int i = 0; i < got && pick < 0; i++)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) pick = i;
+  if (pick < 0) {
+    fprintf(stderr, "cl1 ops: convtnd_fp32: cuDNN has no FP32 backward-data algorithm here\n");
+    return 1;
+  }
+  p.algo = perf[pick].algo;
+  CL1_CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.wd, p.xd, p.cd, p.yd, p.algo,
+                                                             &p.ws_bytes));
+  return 0;
+}
+
+// The plan for d (cached; the oldest is replaced when the cache is full).
+int plan_get(cudnnHandle_t h, const cl1_convt_desc *d, plan **out) {
+  std::lock_guard<std::mutex> lk(g_mu);
+  for (int i = 0; i < g_nplans; i++)
+    if (!memcmp(&g_plans[i].key, d, sizeof *d)) {
+      *out = &g_plans[i];
+      return 0;
+    }
+  int slot = g_nplans < kPlans ? g_nplans++ : (g_next++ % kPlans);
+  plan_free(g_plans[slot]);
+  if (plan_make(h, d, g_plans[slot])) {
+    plan_free(g_plans[slot]);
+    if (slot == g_nplans - 1) g_nplans--;
+    return 1;
+  }
+  *out = &g_plans[slot];
+  return 0;
+}
+}  // namespace
+
+extern "C" int cl1_op_convtnd_fp32(void *stream, const float *x, const float *w,
+                                   const float *bias, float *y, const cl1_convt_desc *d) {
+  if (cl1_convt_check(d)) return 1;
+  if (d->n == 0) return 0;
+  if (!x || !w || !y) return 1;
+  // the cache key compares bytes: unused dims and padding get fixed values
+  cl1_convt_desc key;
+  memset(&key, 0, sizeof key);
+  key.nd = d->nd, key.n = d->n, key.c_in = d->c_in, key.c_out = d->c_out, key.groups = d->groups;
+  for (int i = 0; i < d->nd; i++) {
+    key.in[i] = d->in[i], key.k[i] = d->k[i], key.stride[i] = d->stride[i];
+    key.pad[i] = d->pad[i], key.out_pad[i] = d->out_pad[i], key.dil[i] = d->dil[i];
+  }
+  cudaStream_t st = (cudaStream_t)stream;
+  cudnnHandle_t h;
+  if (cl1_ops_cudnn(st, &h)) return 1;
+  plan *p;
+  if (plan_get(h, &key, &p)) return 1;
+  void *ws = nullptr;
+  if (cl1_ops_scratch(CL1_SCRATCH_CUDNN, p->ws_bytes, &ws)) return 1;
+  const float one = 1.f, zero = 0.f;
+  CL1_CUDNN_TRY(cudnnConvolutionBackwardData(h, &one, p->wd, w, p->xd, x, p->cd, p->algo, ws,
+                                             p->ws_bytes, &zero, p->yd, y));
+  if (bias) return cl1_op_bias_add(stream, y, bias, y, d->n, d->c_out, p->out_inner);
+  return 0;
+}
