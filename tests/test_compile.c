@@ -172,6 +172,27 @@ static void test_one_byte_changes_hash(void **state) {
   assert_string_not_equal(a.so_path, b.so_path);
 }
 
+/* A group header that ops.h includes (ops_conv.h) is part of the cache key: a struct that gains a
+ * field there must not leave a .so built against the old layout (bug: only ops.h was hashed). */
+static void test_group_header_changes_hash(void **state) {
+  (void)state;
+  char inc[400], cmd[1200], out[256];
+  snprintf(inc, sizeof inc, "%s/inc-copy", g_tmp);
+  snprintf(cmd, sizeof cmd, "rm -rf %s && cp -r include %s", inc, inc);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  cl1_compile_opts o = opts();
+  o.include_dir = inc;
+  cl1_compile_result a, b;
+  cl1_err err;
+  const char *s = valid_src(4);
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &a, &err), 0);
+  snprintf(cmd, sizeof cmd, "echo '/* changed */' >> %s/cudal1/ops_conv.h", inc);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &b, &err), 0);
+  assert_false(b.cached);
+  assert_string_not_equal(a.hash, b.hash);
+}
+
 static void test_syntax_error(void **state) {
   (void)state;
   cl1_compile_opts o = opts();
@@ -460,6 +481,7 @@ int main(void) {
       cmocka_unit_test(test_valid_compiles_and_runs),
       cmocka_unit_test(test_second_compile_is_cached),
       cmocka_unit_test(test_one_byte_changes_hash),
+      cmocka_unit_test(test_group_header_changes_hash),
       cmocka_unit_test(test_syntax_error),
       cmocka_unit_test(test_timeout_kills_compiler),
       cmocka_unit_test(test_output_too_large),

@@ -4,6 +4,7 @@
  * is atomic: parallel processes see either no .so or a complete one, never half of one. */
 #include "compile.h"
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -322,6 +323,41 @@ static int compiler_version(cl1_backend b, const char **out, cl1_err *err) {
 
 /* Hashes a file's bytes (or a marker when it is absent) under a label. */
 static int hash_file(cl1_sha *h, const char *label, const char *path, bool required,
+                     cl1_err *err);
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every header under inc/cudal1 except solution.h, in name order: ops.h includes its group
+ * headers, and a struct that gains a field there (cl1_convnd_desc.no_tf32) must not leave .so
+ * files built against the old layout in the cache. */
+static int hash_headers(cl1_sha *h, const char *inc, cl1_err *err) {
+  char d[PATH_MAX + 16];
+  snprintf(d, sizeof d, "%s/cudal1", inc);
+  DIR *dir = opendir(d);
+  if (!dir) return 0; /* only solution.h, checked by the caller */
+  char *names[256];
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) && n < 256) {
+    size_t l = strlen(e->d_name);
+    if (l > 2 && !strcmp(e->d_name + l - 2, ".h") && strcmp(e->d_name, "solution.h"))
+      names[n++] = strdup(e->d_name);
+  }
+  closedir(dir);
+  qsort(names, (size_t)n, sizeof *names, cmp_name);
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    char p[PATH_MAX + 300];
+    snprintf(p, sizeof p, "%s/%s", d, names[i]);
+    if (!rc && names[i]) rc = hash_file(h, names[i], p, true, err);
+    free(names[i]);
+  }
+  return rc;
+}
+
+static int hash_file(cl1_sha *h, const char *label, const char *path, bool required,
                      cl1_err *err) {
   char *b = NULL;
   size_t n = 0;
@@ -460,8 +496,7 @@ int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,
   char p[PATH_MAX + 64];
   snprintf(p, sizeof p, "%s/cudal1/solution.h", inc);
   int hr = hash_file(h, "solution.h", p, true, err);
-  snprintf(p, sizeof p, "%s/cudal1/ops.h", inc);
-  if (hr == 0) hr = hash_file(h, "ops.h", p, false, err);
+  if (hr == 0) hr = hash_headers(h, inc, err);
   char len[32];
   snprintf(len, sizeof len, "%zu", n);
   cl1_sha_add_str(h, "source");

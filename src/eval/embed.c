@@ -84,7 +84,7 @@ cl1_embed *cl1_embed_open(const char *task, const char *shapes, const char *back
   if (cl1_task_find(cl1_suite_root(), task, tdir, sizeof tdir, err) ||
       cl1_task_load(tdir, &e->task, err) || cl1_task_instance(e->task, set, &e->inst, err))
     goto fail;
-  snprintf(ref, sizeof ref, "%s/reference.c", tdir);
+  snprintf(ref, sizeof ref, "%s", e->task->reference);
   /* Loaded as build/libcudal1.so (ctypes): the op libraries sit beside it, wherever the calling
      program lives. Linked statically into a program, the usual search from the program's dir. */
   char ops_dir[4096] = "";

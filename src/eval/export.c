@@ -62,7 +62,7 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
   if (cl1_task_instance(t, set, &in, err)) goto out;
   if (mkdir(dir, 0755) && errno != EEXIST) { cl1_err_set(err, "%s: %s", dir, strerror(errno)); goto out; }
   char ref[4200];
-  snprintf(ref, sizeof ref, "%s/reference.c", tdir);
+  snprintf(ref, sizeof ref, "%s", t->reference);
   cl1_compile_opts co = {.backend = b};
   cl1_compile_result cr;
   int crc = cl1_compile_file(ref, &co, &cr, err);

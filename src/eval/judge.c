@@ -539,7 +539,7 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
   }
   /* 2. compile the candidate and the reference together */
   char ref_src[4200];
-  snprintf(ref_src, sizeof ref_src, "%s/reference.c", dir);
+  snprintf(ref_src, sizeof ref_src, "%s", task->reference);
   const char *paths[2] = {o->solution, ref_src};
   cl1_compile_opts co = {.backend = o->backend, .cache_dir = o->compile_cache};
   cl1_compile_result cres[2];

@@ -526,11 +526,34 @@ static int parse_tolerance(lctx *c, const cJSON *root, const char *key, double *
   return 0;
 }
 
+/* "reference": the C reference's file, relative to the task folder (default "reference.c"); tasks
+ * that differ only in data (level3/46 and 47) share one file. */
+static int parse_reference(lctx *c, cl1_task *t, const cJSON *root) {
+  char *rel = NULL;
+  if (get_str(c, root, "reference", "", false, &rel)) return -1;
+  const char *r = rel ? rel : "reference.c";
+  size_t n = strlen(r);
+  if (!n || r[0] == '/' || n < 3 || strcmp(r + n - 2, ".c")) {
+    lfail(c, "reference", "'%s' must be a relative path to a .c file", r);
+    free(rel);
+    return -1;
+  }
+  size_t len = strlen(t->dir) + n + 2;
+  t->reference = malloc(len);
+  if (!t->reference) { free(rel); return lfail(c, "reference", "out of memory"); }
+  snprintf(t->reference, len, "%s/%s", t->dir, r);
+  struct stat st;
+  int bad = rel && (stat(t->reference, &st) || !S_ISREG(st.st_mode));
+  if (bad) lfail(c, "reference", "'%s' not found in %s", r, t->dir);
+  free(rel);
+  return bad ? -1 : 0;
+}
+
 static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
   static const char *const keys[] = {"name", "level", "number", "description", "dims",
                                      "shapes_note", "inputs", "params", "outputs", "attrs",
                                      "tolerance", "tolerance_test", "tolerance_small",
-                                     "tolerance_large", "flops", "bytes",
+                                     "tolerance_large", "flops", "bytes", "reference",
                                      /* free text, never interpreted: */
                                      "notes", "degenerate", "source", NULL};
   if (!cJSON_IsObject(root)) return lfail(c, "(top level)", "must be an object (got %s)", jtype(root));
@@ -584,6 +607,7 @@ static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
            get_str(c, root, "source", "", false, &source);
   free(source); /* checked for type only; nothing reads it */
   if (rc) return -1;
+  if (parse_reference(c, t, root)) return -1;
 
   /* Resolving every set catches dims that evaluate below 1, overflowing sizes, bad fan_in. */
   for (int s = 0; s < CL1_SHAPES_N; s++) {
@@ -661,7 +685,7 @@ static void free_spec(cl1_tensor_spec *s) {
 
 void cl1_task_free(cl1_task *t) {
   if (!t) return;
-  free(t->path), free(t->dir), free(t->id), free(t->name), free(t->description);
+  free(t->path), free(t->dir), free(t->id), free(t->name), free(t->description), free(t->reference);
   for (int k = 0; k < t->n_dims; k++) free(t->dim_names[k]);
   for (int s = 0; s < CL1_SHAPES_N; s++) free(t->shapes_note[s]);
   for (int i = 0; i < t->n_inputs; i++) free_spec(&t->inputs[i]);

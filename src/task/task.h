@@ -52,6 +52,7 @@ typedef struct {
 typedef struct {
   char *path;                     /* the task.json path as given */
   char *dir;                      /* its folder */
+  char *reference;                /* the reference's C file: dir/"reference" (reference.c) */
   char *id;                       /* "level1/19_ReLU": level folder + name */
   char *name;                     /* "19_ReLU" (KernelBench's file stem) */
   int level, number;

@@ -1,21 +1,23 @@
-/* reference.c — level3/15_DenseNet121, PyTorch eager order: features (conv7x7/2, bn, relu,
- * max_pool(3, 2, 1)); dense blocks [6, 12, 24, 16] from a static table, each layer i batch_norm +
+/* reference.c — level3/15_DenseNet121 and level3/16_DenseNet201 (its task.json names this file),
+ * PyTorch eager order: features (conv7x7/2, bn, relu, max_pool(3, 2, 1)); 4 dense blocks of
+ * attrs block0..block3 layers ([6, 12, 24, 16] and [6, 12, 48, 32]), each layer i batch_norm +
  * relu of the current concatenation, 3x3 conv into its own feature tensor, then torch.cat([x,
  * f_0..f_i], 1) afresh (one cl1_op_cat_part per part, as eager copies them); transitions bn, relu,
  * 1x1 conv, avg_pool(2, 2); final bn, relu, global mean, classifier (Dropout(0.0) is a no-op).
  * Params are indexed as the state_dict orders them (all blocks, then all transitions), not in call
  * order. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
 enum { X0, FEAT, T, X, U, NBUF };  // block input, new features, bn out, concatenation, conv out
-#define STATE state15
+#define STATE densenet_state
 #define MAX_PARTS 64
 typedef struct {
   float *buf[NBUF];  // each holds the largest activation (or a block's features)
   int64_t cap;       // their size in elements
-} state15;
+} densenet_state;
 
 /* The network walk: run twice, once in cl1_setup with exec = 0 (shapes only: validates every
  * param and sizes the scratch buffers) and once per cl1_forward with exec = 1 (the op calls). */
@@ -125,8 +127,16 @@ static void head(net *nt, act in, float *pooled) {
   if (!nt->err) nt->err = cl1_op_linear(st, pooled, w, b, (float *)y->data, in.n, k, in.c);
 }
 
-static const int blocks15[] = {6, 12, 24, 16};
-#define NBLOCKS ((int)(sizeof blocks15 / sizeof blocks15[0]))
+#define NBLOCKS 4
+
+/* Layers in dense block b (attr "block<b>"), 0 when the attr is missing or out of range. */
+static int block_layers(const cl1_call *call, int b) {
+  char name[16];
+  snprintf(name, sizeof name, "block%d", b);
+  double v;
+  if (cl1_op_attr(call, name, &v) || v < 1 || v > MAX_PARTS - 1) return 0;
+  return (int)v;
+}
 #define GROWTH 32
 
 /* The whole network; bufs NULL in the shapes-only walk. */
@@ -137,7 +147,10 @@ static void walk(net *nt, float *const *bufs) {
     return (void)(nt->err = 1);
 #define B(i) (bufs ? bufs[i] : NULL)
   int total = 0;  // dense layers in all blocks
-  for (int b = 0; b < NBLOCKS; b++) total += blocks15[b];
+  for (int b = 0; b < NBLOCKS; b++) {
+    if (!block_layers(nt->call, b)) return (void)(nt->err = 1);
+    total += block_layers(nt->call, b);
+  }
   act x = {(float *)xt->data, xt->shape[0], 3, xt->shape[2], xt->shape[3]};
   act t = conv(nt, x, B(T), 64, 7, 2, 3, 0);
   t = bnorm(nt, t, t.p);
@@ -145,7 +158,7 @@ static void walk(net *nt, float *const *bufs) {
   act x0 = pool(nt, CL1_POOL_MAX, t, B(X0), 3, 2, 1, 0);
   int first = 0;  // the block's first dense layer, over all blocks
   for (int b = 0; b < NBLOCKS; b++) {
-    int L = blocks15[b];
+    int L = block_layers(nt->call, b);
     if (L + 1 > MAX_PARTS) return (void)(nt->err = 1);
     act_at(nt, NULL, x0.n, L * GROWTH, x0.h, x0.w);  // the block's features share one buffer
     int64_t fsz = x0.n * GROWTH * x0.h * x0.w;       // one feature: (N, G, H, W)
