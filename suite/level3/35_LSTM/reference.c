@@ -1,6 +1,8 @@
-/* reference.c — level3/35_LSTM, PyTorch eager order: out, (h_n, c_n) = lstm(x, (h0, c0)) as one
- * cl1_op_lstm call (nn.LSTM is one cuDNN call in PyTorch), then fc(out[:, -1, :]) on the
- * strided view with cl1_op_linear_rows. */
+/* reference.c — level3/35_LSTM, 36_LSTMHn, 37_LSTMCn and 38_LSTMBidirectional (their task.json
+ * names this file), PyTorch eager order: out, (h_n, c_n) = lstm(x, (h0, c0)) as one cl1_op_lstm
+ * call (nn.LSTM is one cuDNN call in PyTorch), then fc(out[:, -1, :]) on the strided view with
+ * cl1_op_linear_rows (computed and discarded where the task returns a state, as the module
+ * does). attrs: num_layers, bidirectional (0/1), returns (OUT_FC, OUT_HN or OUT_CN). */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -8,7 +10,6 @@
 #define OUT_FC 0 /* returns fc(out[:, -1, :]) */
 #define OUT_HN 1 /* returns state[0] */
 #define OUT_CN 2 /* returns state[1] */
-#define TASK_OUT 0
 
 typedef struct {
   cl1_rnn_desc d;
@@ -16,15 +17,19 @@ typedef struct {
   size_t ws_bytes;
   float *out;        // (B, T, D*H): the last layer's output
   float *fc;         // (B, O): fc's result where the task returns a state instead
+  int returns;       // attr "returns": OUT_FC, OUT_HN or OUT_CN
   const float **w;   // 4 * L * D parameter pointers, filled per call
 } state_lstm;
 
-/* Checks every shape against x (B, T, I), h0/c0 (L*D, B, H), the 4*L*D LSTM parameters and
- * fc (O, D*H) + (O); fills *d and *O. 0 when consistent. */
-static int shapes(const cl1_call *c, cl1_rnn_desc *d, int64_t *O) {
-  double L, bi;
-  if (cl1_op_attr(c, "num_layers", &L) || cl1_op_attr(c, "bidirectional", &bi)) return 1;
-  if (L < 1 || (bi != 0 && bi != 1)) return 1;
+/* Checks the attrs and every shape against x (B, T, I), h0/c0 (L*D, B, H), the 4*L*D LSTM
+ * parameters and fc (O, D*H) + (O); fills *d, *O and *returns. 0 when consistent. */
+static int shapes(const cl1_call *c, cl1_rnn_desc *d, int64_t *O, int *returns) {
+  double L, bi, ret;
+  if (cl1_op_attr(c, "num_layers", &L) || cl1_op_attr(c, "bidirectional", &bi) ||
+      cl1_op_attr(c, "returns", &ret))
+    return 1;
+  if (L < 1 || (bi != 0 && bi != 1) || (ret != OUT_FC && ret != OUT_HN && ret != OUT_CN)) return 1;
+  *returns = (int)ret;
   const int64_t D = bi ? 2 : 1;
   if (c->n_inputs != 3 || c->n_params != 4 * (int64_t)L * D + 2) return 1;
   const cl1_tensor *x = &c->inputs[0];
@@ -56,17 +61,19 @@ static int shapes(const cl1_call *c, cl1_rnn_desc *d, int64_t *O) {
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
   cl1_rnn_desc d;
   int64_t O;
-  if (shapes(call, &d, &O)) return 1;
+  int returns;
+  if (shapes(call, &d, &O, &returns)) return 1;
   const int64_t D = d.bidirectional ? 2 : 1;
   state_lstm *s = calloc(1, sizeof *s);
   if (!s) return 1;
   s->d = d;
+  s->returns = returns;
   s->ws_bytes = cl1_rnn_workspace_bytes(&d, CL1_RNN_LSTM_GATES);
   s->ws = cl1_op_alloc(s->ws_bytes);
   s->out = cl1_op_alloc((size_t)(d.batch * d.seq_len * D * d.hidden_size) * sizeof(float));
-  s->fc = TASK_OUT == OUT_FC ? NULL : cl1_op_alloc((size_t)(d.batch * O) * sizeof(float));
+  s->fc = returns == OUT_FC ? NULL : cl1_op_alloc((size_t)(d.batch * O) * sizeof(float));
   s->w = calloc((size_t)(4 * d.num_layers * D), sizeof *s->w);
-  if (!s->ws || !s->out || (TASK_OUT != OUT_FC && !s->fc) || !s->w) {
+  if (!s->ws || !s->out || (returns != OUT_FC && !s->fc) || !s->w) {
     cl1_op_free(s->ws), cl1_op_free(s->out), cl1_op_free(s->fc), free(s->w), free(s);
     return 1;
   }
@@ -87,22 +94,23 @@ CL1_EXPORT void cl1_teardown(void *state) {
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   cl1_rnn_desc d;
   int64_t O;
-  if (shapes(call, &d, &O) || call->n_outputs != 1 || !call->state) return 1;
+  int returns;
+  if (shapes(call, &d, &O, &returns) || call->n_outputs != 1 || !call->state) return 1;
   state_lstm *s = call->state;
   const int64_t D = d.bidirectional ? 2 : 1, T = d.seq_len, B = d.batch, DH = D * d.hidden_size;
-  if (memcmp(&d, &s->d, sizeof d)) return 1;  // shapes differ from the ones set up for
+  if (memcmp(&d, &s->d, sizeof d) || returns != s->returns) return 1;  // not what was set up for
   const cl1_tensor *y = &call->outputs[0];
-  if (TASK_OUT == OUT_FC) {
+  if (returns == OUT_FC) {
     if (y->ndim != 2 || y->shape[0] != B || y->shape[1] != O) return 1;
   } else if (y->ndim != 3 || y->shape[0] != d.num_layers * D || y->shape[1] != B ||
              y->shape[2] != d.hidden_size) {
     return 1;
   }
   for (int64_t i = 0; i < 4 * d.num_layers * D; i++) s->w[i] = call->params[i].data;
-  float *hn = TASK_OUT == OUT_HN ? y->data : NULL, *cn = TASK_OUT == OUT_CN ? y->data : NULL;
+  float *hn = returns == OUT_HN ? y->data : NULL, *cn = returns == OUT_CN ? y->data : NULL;
   int rc = cl1_op_lstm(call->stream, &d, call->inputs[0].data, call->inputs[1].data,
                        call->inputs[2].data, s->w, s->out, hn, cn, s->ws, s->ws_bytes);
-  float *fc = TASK_OUT == OUT_FC ? y->data : s->fc;
+  float *fc = returns == OUT_FC ? y->data : s->fc;
   if (!rc)  // out[:, -1, :]: row b at out + (b*T + T-1) * D*H
     rc = cl1_op_linear_rows(call->stream, s->out + (T - 1) * DH, T * DH,
                             call->params[call->n_params - 2].data,

@@ -1,7 +1,10 @@
-/* reference.c — level3/9_ResNet18, PyTorch eager order: conv1, bn1, relu, max_pool(3, 2, 1);
- * eight basic blocks from a static table (conv3x3-bn-relu, conv3x3-bn, the 1x1 projection
- * shortcut conv-bn where the shape changes, add, relu); global mean, fc. Activations ping-pong
- * among four scratch buffers; BatchNorm and ReLU run in place, as PyTorch's inplace ReLU. */
+/* reference.c — level3/9_ResNet18 and level3/10_ResNet101 (its task.json names this file),
+ * PyTorch eager order: conv1, bn1, relu, max_pool(3, 2, 1); four stages of widths 64..512 with
+ * attrs stage0..stage3 blocks each ([2, 2, 2, 2] and [3, 4, 23, 3]); attr bottleneck picks the
+ * block: 0, basic (conv3x3(stride)-bn-relu, conv3x3-bn), 1, bottleneck (conv1x1-bn-relu,
+ * conv3x3(stride)-bn-relu, conv1x1(4x)-bn); then the 1x1 projection shortcut conv-bn where the
+ * shape changes, add, relu; global mean, fc. Activations ping-pong among four scratch buffers;
+ * BatchNorm and ReLU run in place, as PyTorch's inplace ReLU. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -10,7 +13,7 @@
 typedef struct {
   float *buf[NBUF];  // each holds the largest activation
   int64_t cap;       // their size in elements
-} state9;
+} resnet_state;
 
 /* The network walk: run twice, once in cl1_setup with exec = 0 (shapes only: validates every
  * param and sizes the scratch buffers) and once per cl1_forward with exec = 1 (the op calls). */
@@ -22,6 +25,8 @@ typedef struct {
   int64_t need;  // the largest activation seen, in elements (sizes the scratch buffers)
   int64_t cap;   // exec: the buffers' size in elements; a larger activation is an error
   double eps;
+  int bottleneck;  // attr: 0 basic blocks (ResNet18), 1 bottleneck blocks (ResNet101)
+  int blocks[4];   // attrs stage0..stage3: blocks per stage
 } net;
 
 /* An activation (N, c, h, w) held in p (NULL while only shapes are walked). */
@@ -105,9 +110,9 @@ static void head(net *nt, act in, float *pooled) {
   if (!nt->err) nt->err = cl1_op_linear(st, pooled, w, b, (float *)y->data, in.n, k, in.c);
 }
 
-/* The blocks: output channels and the first conv's stride. */
-static const struct { int64_t c, stride; } blocks9[] = {
-    {64, 1}, {64, 1}, {128, 2}, {128, 1}, {256, 2}, {256, 1}, {512, 2}, {512, 1}};
+/* The stages: width (a basic block outputs it, a bottleneck block 4x) and the first block's
+ * stride; the block counts are attrs. */
+static const struct { int64_t width, stride; } stages[4] = {{64, 1}, {128, 2}, {256, 2}, {512, 2}};
 
 /* The whole network; bufs NULL in the shapes-only walk. */
 static void walk(net *nt, float *const *bufs) {
@@ -122,41 +127,65 @@ static void walk(net *nt, float *const *bufs) {
   relu(nt, t);
   x = pool(nt, CL1_POOL_MAX, t, B(1), 3, 2, 1, 0);
   int xi = 1;  // the buffer holding x
-  for (size_t i = 0; i < sizeof blocks9 / sizeof blocks9[0]; i++) {
-    int a = (xi + 1) % NBUF, b = (xi + 2) % NBUF, c = (xi + 3) % NBUF;
-    int64_t co = blocks9[i].c, s = blocks9[i].stride;
-    act t1 = conv(nt, x, B(a), co, 3, s, 1, 0);
-    t1 = bnorm(nt, t1, t1.p);
-    relu(nt, t1);
-    act t2 = conv(nt, t1, B(b), co, 3, 1, 1, 0);
-    t2 = bnorm(nt, t2, t2.p);
-    act id = x;
-    if (s != 1 || x.c != co) {
-      id = conv(nt, x, B(c), co, 1, s, 0, 0);
-      id = bnorm(nt, id, id.p);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < nt->blocks[i]; j++) {
+      int a = (xi + 1) % NBUF, b = (xi + 2) % NBUF, c = (xi + 3) % NBUF, yi;
+      int64_t wd = stages[i].width, s = j ? 1 : stages[i].stride;
+      act y;
+      if (nt->bottleneck) {
+        act t1 = conv(nt, x, B(a), wd, 1, 1, 0, 0);
+        t1 = bnorm(nt, t1, t1.p);
+        relu(nt, t1);
+        act t2 = conv(nt, t1, B(b), wd, 3, s, 1, 0);
+        t2 = bnorm(nt, t2, t2.p);
+        relu(nt, t2);
+        y = conv(nt, t2, B(a), 4 * wd, 1, 1, 0, 0);  // t1 is dead: its buffer takes y
+        y = bnorm(nt, y, y.p), yi = a;
+      } else {
+        act t1 = conv(nt, x, B(a), wd, 3, s, 1, 0);
+        t1 = bnorm(nt, t1, t1.p);
+        relu(nt, t1);
+        y = conv(nt, t1, B(b), wd, 3, 1, 1, 0);
+        y = bnorm(nt, y, y.p), yi = b;
+      }
+      act id = x;
+      if (s != 1 || x.c != y.c) {
+        id = conv(nt, x, B(c), y.c, 1, s, 0, 0);
+        id = bnorm(nt, id, id.p);
+      }
+      if (!nt->err && act_numel(id) != act_numel(y)) nt->err = 1;
+      if (nt->exec && !nt->err)
+        nt->err = cl1_op_binary(nt->call->stream, CL1_BINARY_ADD, y.p, id.p, y.p, act_numel(y));
+      relu(nt, y);
+      x = y, xi = yi;
     }
-    if (!nt->err && act_numel(id) != act_numel(t2)) nt->err = 1;
-    if (nt->exec && !nt->err)
-      nt->err = cl1_op_binary(nt->call->stream, CL1_BINARY_ADD, t2.p, id.p, t2.p, act_numel(t2));
-    relu(nt, t2);
-    x = t2, xi = b;
-  }
   head(nt, x, B((xi + 1) % NBUF));
 #undef B
   if (nt->pi != nt->call->n_params) nt->err = 1;
 }
 
-static int eps_of(const cl1_call *call, net *nt) {
+/* The attrs into a fresh walk: eps, bottleneck (0 or 1), stage0..stage3 (1..64 blocks). */
+static int attrs_of(const cl1_call *call, net *nt) {
+  static const char *const names[4] = {"stage0", "stage1", "stage2", "stage3"};
+  double v;
   *nt = (net){.call = call};
-  return cl1_op_attr(call, "eps", &nt->eps);
+  if (cl1_op_attr(call, "eps", &nt->eps) || cl1_op_attr(call, "bottleneck", &v) ||
+      (v != 0 && v != 1))
+    return 1;
+  nt->bottleneck = (int)v;
+  for (int i = 0; i < 4; i++) {
+    if (cl1_op_attr(call, names[i], &v) || v < 1 || v > 64 || v != (int)v) return 1;
+    nt->blocks[i] = (int)v;
+  }
+  return 0;
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
   net nt;
-  if (eps_of(call, &nt)) return 1;
+  if (attrs_of(call, &nt)) return 1;
   walk(&nt, NULL);
   if (nt.err) return 1;
-  state9 *s = calloc(1, sizeof *s);
+  resnet_state *s = calloc(1, sizeof *s);
   if (!s) return 1;
   for (int i = 0; i < NBUF; i++)
     if (!(s->buf[i] = cl1_op_alloc((size_t)nt.need * sizeof(float)))) nt.err = 1;
@@ -170,7 +199,7 @@ CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
 }
 
 CL1_EXPORT void cl1_teardown(void *state) {
-  state9 *s = state;
+  resnet_state *s = state;
   if (!s) return;
   for (int i = 0; i < NBUF; i++) cl1_op_free(s->buf[i]);
   free(s);
@@ -178,8 +207,8 @@ CL1_EXPORT void cl1_teardown(void *state) {
 
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   net nt;
-  if (!call->state || eps_of(call, &nt)) return 1;
-  const state9 *s = call->state;
+  if (!call->state || attrs_of(call, &nt)) return 1;
+  const resnet_state *s = call->state;
   nt.exec = 1, nt.cap = s->cap;
   walk(&nt, s->buf);
   return nt.err;

@@ -1,15 +1,21 @@
-/* reference.c — level3/12_VGG19, PyTorch eager order, one op call per PyTorch op: the
- * 16-conv feature stack (3x3 conv + ReLU, maxpool 2/2 after each block) from a table, then the
- * classifier (linear+ReLU, linear+ReLU, linear; the p = 0 dropouts are no-ops). */
+/* net_cnn.h — shared walker for the plain feed-forward CNN references in suite/level3 (LeNet5,
+ * AlexNet, VGG16/19, MobileNetV1/V2): one eager op-library call per PyTorch layer, no residual
+ * adds. A reference writes its network as one function `int walk(cl1_net_walker *)` of
+ * cl1_net_<layer> calls and exports cl1_setup / cl1_forward / cl1_teardown through
+ * cl1_net_setup / cl1_net_forward / cl1_net_teardown.
+ *
+ * The walk is made twice: the sizing pass (run == 0, in cl1_setup, where the input carries its
+ * shape only) checks every shape and finds the largest activation; the run pass (cl1_forward)
+ * makes the op calls. Activations ping-pong between two buffers; the last layer writes the
+ * output. Every layer is a no-op once an error is recorded, so a walk checks rc only at its end
+ * (cl1_net_end). */
+#ifndef CUDAL1_NET_CNN_H
+#define CUDAL1_NET_CNN_H
 #include <stdlib.h>
 #include <string.h>
-#include <cudal1/solution.h>
-#include <cudal1/ops.h>
+#include "solution.h"
+#include "ops.h"
 
-/* The network as one walk over its layers, made twice: the sizing pass (run == 0, in
- * cl1_setup, where the input carries its shape only) checks every shape and finds the largest
- * activation; the run pass (cl1_forward) makes the op calls. Activations ping-pong between two
- * buffers; the last layer writes the output. */
 typedef struct {
   const cl1_call *call;
   int run, pi, rc;       /* pass; next param (state_dict order); first error */
@@ -18,9 +24,20 @@ typedef struct {
   int at_input, at_output;
   float *buf[2];
   int64_t most;          /* largest intermediate, in floats */
-} net;
+} cl1_net_walker;
 
-static void net_begin(net *t, const cl1_call *call, float *const *buf, int run) {
+/* A reference's whole network: the layer calls, then `return cl1_net_end(t)`; 0 on success. */
+typedef int (*cl1_net_plan)(cl1_net_walker *t);
+
+/* The scratch kept between calls: two buffers of `most` floats each. */
+typedef struct {
+  float *buf[2];
+  int64_t most;
+} cl1_net_state;
+
+/* Starts a pass over one (N, C, H, W) f32 input into one f32 output; buf NULL when sizing. */
+static inline void cl1_net_begin(cl1_net_walker *t, const cl1_call *call, float *const *buf,
+                                 int run) {
   memset(t, 0, sizeof *t);
   t->call = call, t->run = run, t->at_input = 1;
   if (buf) t->buf[0] = buf[0], t->buf[1] = buf[1];
@@ -36,7 +53,7 @@ static void net_begin(net *t, const cl1_call *call, float *const *buf, int run) 
 
 /* Where the next layer's (n, c, h, w) result goes: the output for the last layer, else the
  * buffer that does not hold the current activation. */
-static float *net_dst(net *t, int64_t c, int64_t h, int64_t w, int last) {
+static inline float *cl1_net_dst(cl1_net_walker *t, int64_t c, int64_t h, int64_t w, int last) {
   float *d;
   if (last) {
     d = (float *)t->call->outputs[0].data;
@@ -51,7 +68,8 @@ static float *net_dst(net *t, int64_t c, int64_t h, int64_t w, int last) {
 }
 
 /* The next param if it is f32 with shape (d[0], ..., d[nd-1]); else records an error. */
-static const float *net_param(net *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+static inline const float *cl1_net_param(cl1_net_walker *t, int nd, int64_t d0, int64_t d1,
+                                         int64_t d2, int64_t d3) {
   const int64_t d[4] = {d0, d1, d2, d3};
   if (t->rc || t->pi >= t->call->n_params) return t->rc = 1, NULL;
   const cl1_tensor *p = &t->call->params[t->pi++];
@@ -62,7 +80,7 @@ static const float *net_param(net *t, int nd, int64_t d0, int64_t d1, int64_t d2
 }
 
 /* The output is (n, c) after a linear, else (n, c, h, w); every param was used. */
-static int net_end(net *t) {
+static inline int cl1_net_end(cl1_net_walker *t) {
   const cl1_tensor *y = &t->call->outputs[0];
   if (t->rc || !t->at_output || t->pi != t->call->n_params) return 1;
   if (y->ndim == 2) return y->shape[0] != t->n || y->shape[1] != t->c * t->h * t->w;
@@ -72,24 +90,24 @@ static int net_end(net *t) {
 
 /* nn.Conv2d(c, k, r, stride, pad, groups=groups, bias=bias): params weight (k, c/groups, r, r)
  * then, with bias, bias (k). */
-static void net_conv(net *t, int64_t k, int64_t r, int64_t stride, int64_t pad, int64_t groups,
-                     int bias, int last) {
+static inline void cl1_net_conv(cl1_net_walker *t, int64_t k, int64_t r, int64_t stride,
+                                int64_t pad, int64_t groups, int bias, int last) {
   if (t->rc) return;
   cl1_conv2d_desc d = {t->n, t->c, t->h, t->w, k, r, r, stride, stride, pad, pad, 1, 1, groups};
   if (groups < 1 || t->c % groups || k % groups) return (void)(t->rc = 1);
   int64_t oh = cl1_conv2d_out_h(&d), ow = cl1_conv2d_out_w(&d);
-  const float *w = net_param(t, 4, k, t->c / groups, r, r);
-  const float *b = bias ? net_param(t, 1, k, 0, 0, 0) : NULL;
+  const float *w = cl1_net_param(t, 4, k, t->c / groups, r, r);
+  const float *b = bias ? cl1_net_param(t, 1, k, 0, 0, 0) : NULL;
   if (t->rc || oh < 1 || ow < 1) return (void)(t->rc = 1);
   const float *x = t->cur;
-  float *y = net_dst(t, k, oh, ow, last);
+  float *y = cl1_net_dst(t, k, oh, ow, last);
   if (t->run) t->rc = cl1_op_conv2d(t->call->stream, x, w, b, y, &d);
   t->cur = y;
 }
 
 /* An activation in place (ReLU(inplace=True) / F.relu on a fresh tensor alike): relu, or
  * ReLU6 as hardtanh(0, 6), which is how PyTorch defines it. */
-static void net_act(net *t, int relu6) {
+static inline void cl1_net_act(cl1_net_walker *t, int relu6) {
   if (t->rc || t->at_input) return (void)(t->rc = 1);
   int64_t n = t->n * t->c * t->h * t->w;
   if (!t->run) return;
@@ -97,9 +115,19 @@ static void net_act(net *t, int relu6) {
                 : cl1_op_relu(t->call->stream, t->cur, t->cur, n);
 }
 
+/* nn.BatchNorm2d(c) in training mode, in place: params weight (c), bias (c). */
+static inline void cl1_net_bn(cl1_net_walker *t, double eps) {
+  const float *w = cl1_net_param(t, 1, t->c, 0, 0, 0), *b = cl1_net_param(t, 1, t->c, 0, 0, 0);
+  if (t->rc || t->at_input) return (void)(t->rc = 1);
+  if (t->run)
+    t->rc = cl1_op_batchnorm_train(t->call->stream, t->cur, w, b, t->cur, t->n, t->c,
+                                   t->h * t->w, eps);
+}
+
 /* MaxPool2d / AvgPool2d(kernel, stride, pad), floor mode (AvgPool counts padding, PyTorch's
  * default; the pools here have none). */
-static void net_pool(net *t, int kind, int64_t k, int64_t s, int64_t p, int last) {
+static inline void cl1_net_pool(cl1_net_walker *t, int kind, int64_t k, int64_t s, int64_t p,
+                                int last) {
   if (t->rc) return;
   cl1_pool_desc d;
   memset(&d, 0, sizeof d);
@@ -111,52 +139,52 @@ static void net_pool(net *t, int kind, int64_t k, int64_t s, int64_t p, int last
   }
   if (cl1_pool_desc_check(kind, &d)) return (void)(t->rc = 1);
   const float *x = t->cur;
-  float *y = net_dst(t, t->c, d.out[0], d.out[1], last);
+  float *y = cl1_net_dst(t, t->c, d.out[0], d.out[1], last);
   if (t->run) t->rc = cl1_op_pool(t->call->stream, kind, x, y, &d);
+  t->cur = y;
+}
+
+/* AdaptiveAvgPool2d((1, 1)): the mean over each (h, w) plane. */
+static inline void cl1_net_mean_hw(cl1_net_walker *t, int last) {
+  if (t->rc) return;
+  const float *x = t->cur;
+  int64_t planes = t->n * t->c, hw = t->h * t->w;
+  float *y = cl1_net_dst(t, t->c, 1, 1, last);
+  if (t->run) t->rc = cl1_op_reduce(t->call->stream, CL1_REDUCE_MEAN, x, y, planes, hw, 1);
   t->cur = y;
 }
 
 /* nn.Linear(c*h*w, k) on the flattened activation (torch.flatten(x, 1) / x.view(n, -1) of a
  * contiguous tensor is free): params weight (k, c*h*w), bias (k); k < 0 takes k from the
  * weight (num_classes). */
-static void net_linear(net *t, int64_t k, int last) {
+static inline void cl1_net_linear(cl1_net_walker *t, int64_t k, int last) {
   if (t->rc || t->pi >= t->call->n_params) return (void)(t->rc = 1);
   if (k < 0) k = t->call->params[t->pi].shape[0];
   int64_t in = t->c * t->h * t->w;
-  const float *w = net_param(t, 2, k, in, 0, 0), *b = net_param(t, 1, k, 0, 0, 0);
+  const float *w = cl1_net_param(t, 2, k, in, 0, 0), *b = cl1_net_param(t, 1, k, 0, 0, 0);
   if (t->rc) return;
   const float *x = t->cur;
-  float *y = net_dst(t, k, 1, 1, last);
+  float *y = cl1_net_dst(t, k, 1, 1, last);
   if (t->run) t->rc = cl1_op_linear(t->call->stream, x, w, b, y, t->n, k, in);
   t->cur = y;
 }
 
-/* features: a 3x3/pad-1 conv + ReLU per entry, 0 = maxpool 2/2 */
-static const int64_t cfg[] = {64, 64, 0, 128, 128, 0, 256, 256, 256, 256, 0,
-                              512, 512, 512, 512, 0, 512, 512, 512, 512, 0};
-
-/* features, flatten, classifier: linear+relu twice (dropouts have p = 0: no-ops), linear */
-static int walk(net *t) {
-  for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
-    if (cfg[i]) net_conv(t, cfg[i], 3, 1, 1, 1, 1, 0), net_act(t, 0);
-    else net_pool(t, CL1_POOL_MAX, 2, 2, 0, 0);
-  }
-  net_linear(t, 4096, 0), net_act(t, 0);
-  net_linear(t, 4096, 0), net_act(t, 0);
-  net_linear(t, -1, 1);
-  return net_end(t);
+/* The classifier of LeNet5, AlexNet and VGG on the flattened activation: Linear(h1) + ReLU,
+ * Linear(h2) + ReLU, Linear to num_classes into the output (the p = 0 dropouts between them
+ * are no-ops); ends the walk. */
+static inline int cl1_net_classifier(cl1_net_walker *t, int64_t h1, int64_t h2) {
+  cl1_net_linear(t, h1, 0), cl1_net_act(t, 0);
+  cl1_net_linear(t, h2, 0), cl1_net_act(t, 0);
+  cl1_net_linear(t, -1, 1);
+  return cl1_net_end(t);
 }
 
-typedef struct {
-  float *buf[2];
-  int64_t most; /* floats in each buffer */
-} net_state;
-
-CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
-  net t;
-  net_begin(&t, call, NULL, 0);
+/* cl1_setup's body: the sizing pass, then the two scratch buffers it asks for. */
+static inline int cl1_net_setup(const cl1_call *call, void **state, cl1_net_plan walk) {
+  cl1_net_walker t;
+  cl1_net_begin(&t, call, NULL, 0);
   if (walk(&t)) return 1;
-  net_state *s = calloc(1, sizeof *s);
+  cl1_net_state *s = calloc(1, sizeof *s);
   if (!s) return 1;
   for (int i = 0; i < 2; i++)
     if (!(s->buf[i] = cl1_op_alloc((size_t)(t.most > 0 ? t.most : 1) * sizeof(float)))) {
@@ -168,19 +196,23 @@ CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
   return 0;
 }
 
-CL1_EXPORT void cl1_teardown(void *state) {
-  net_state *s = state;
+static inline void cl1_net_teardown(void *state) {
+  cl1_net_state *s = state;
   if (!s) return;
   cl1_op_free(s->buf[0]), cl1_op_free(s->buf[1]);
   free(s);
 }
 
-CL1_EXPORT int cl1_forward(const cl1_call *call) {
-  const net_state *s = call->state;
+/* cl1_forward's body: shapes first (nothing runs unless all of them hold and fit the buffers),
+ * then the run pass. */
+static inline int cl1_net_forward(const cl1_call *call, cl1_net_plan walk) {
+  const cl1_net_state *s = call->state;
   if (!s) return 1;
-  net t;
-  net_begin(&t, call, NULL, 0); /* shapes first: nothing runs unless all of them hold */
+  cl1_net_walker t;
+  cl1_net_begin(&t, call, NULL, 0);
   if (walk(&t) || t.most > s->most) return 1;
-  net_begin(&t, call, s->buf, 1);
+  cl1_net_begin(&t, call, s->buf, 1);
   return walk(&t);
 }
+
+#endif
