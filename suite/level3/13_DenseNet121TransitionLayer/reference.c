@@ -3,20 +3,12 @@
  * the output. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/ops.h>
+#include <cudal1/net_blocks.h>
 
 typedef struct {
   float *t;  // (N, C, H, W)
   float *u;  // (N, K, H, W)
 } state13;
-
-static int bad(const cl1_tensor *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  const int64_t want[4] = {d0, d1, d2, d3};
-  if (t->dtype != CL1_F32 || t->ndim != nd) return 1;
-  for (int i = 0; i < nd; i++)
-    if (t->shape[i] != want[i]) return 1;
-  return 0;
-}
 
 /* The conv and pool descriptors from the shapes; 0 when every tensor matches them. */
 static int describe(const cl1_call *call, cl1_conv2d_desc *cv, cl1_pool_desc *pl) {
@@ -24,7 +16,8 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *cv, cl1_pool_desc *pl
   const cl1_tensor *x = &call->inputs[0], *p = call->params;
   if (x->ndim != 4 || x->dtype != CL1_F32 || p[2].ndim != 4) return 1;
   int64_t n = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3], k = p[2].shape[0];
-  if (bad(&p[0], 1, c, 0, 0, 0) || bad(&p[1], 1, c, 0, 0, 0) || bad(&p[2], 4, k, c, 1, 1))
+  if (cl1_nb_bad(&p[0], 1, c, 0, 0, 0) || cl1_nb_bad(&p[1], 1, c, 0, 0, 0) ||
+      cl1_nb_bad(&p[2], 4, k, c, 1, 1))
     return 1;
   *cv = (cl1_conv2d_desc){.n = n, .c = c, .h = h, .w = w, .k = k, .r = 1, .s = 1,
                           .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
@@ -34,7 +27,7 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *cv, cl1_pool_desc *pl
     pl->out[i] = cl1_pool_out_len(pl->in[i], 2, 2, 0, 1, 0);
   }
   if (cl1_pool_desc_check(CL1_POOL_AVG, pl)) return 1;
-  return bad(&call->outputs[0], 4, n, k, pl->out[0], pl->out[1]);
+  return cl1_nb_bad(&call->outputs[0], 4, n, k, pl->out[0], pl->out[1]);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {

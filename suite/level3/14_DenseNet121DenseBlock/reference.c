@@ -4,7 +4,7 @@
  * `cat` (the last layer's into the output). Layer 0 reads the input x itself. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/ops.h>
+#include <cudal1/net_blocks.h>
 
 #define MAX_LAYERS 64
 
@@ -18,14 +18,6 @@ typedef struct {
   int64_t n, c0, g, h, w, layers;
 } geom14;
 
-static int bad(const cl1_tensor *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  const int64_t want[4] = {d0, d1, d2, d3};
-  if (t->dtype != CL1_F32 || t->ndim != nd) return 1;
-  for (int i = 0; i < nd; i++)
-    if (t->shape[i] != want[i]) return 1;
-  return 0;
-}
-
 /* Sizes from the shapes; 0 when every param and the output match them. */
 static int describe(const cl1_call *call, geom14 *g) {
   double layers;
@@ -38,11 +30,11 @@ static int describe(const cl1_call *call, geom14 *g) {
   g->g = p[2].shape[0];
   for (int64_t i = 0; i < g->layers; i++) {
     int64_t c = g->c0 + i * g->g;
-    if (bad(&p[3 * i], 1, c, 0, 0, 0) || bad(&p[3 * i + 1], 1, c, 0, 0, 0) ||
-        bad(&p[3 * i + 2], 4, g->g, c, 3, 3))
+    if (cl1_nb_bad(&p[3 * i], 1, c, 0, 0, 0) || cl1_nb_bad(&p[3 * i + 1], 1, c, 0, 0, 0) ||
+        cl1_nb_bad(&p[3 * i + 2], 4, g->g, c, 3, 3))
       return 1;
   }
-  return bad(&call->outputs[0], 4, g->n, g->c0 + g->layers * g->g, g->h, g->w);
+  return cl1_nb_bad(&call->outputs[0], 4, g->n, g->c0 + g->layers * g->g, g->h, g->w);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {

@@ -3,21 +3,13 @@
  * (padding 1) into scratch `e3`, relu in place; torch.cat([e1, e3], 1) into the output. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/ops.h>
+#include <cudal1/net_blocks.h>
 
 typedef struct {
   float *s;   // (N, S, H, W)
   float *e1;  // (N, E1, H, W)
   float *e3;  // (N, E3, H, W)
 } state17;
-
-static int bad(const cl1_tensor *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  const int64_t want[4] = {d0, d1, d2, d3};
-  if (t->dtype != CL1_F32 || t->ndim != nd) return 1;
-  for (int i = 0; i < nd; i++)
-    if (t->shape[i] != want[i]) return 1;
-  return 0;
-}
 
 /* The three conv descriptors from the shapes; 0 when every tensor matches them. */
 static int describe(const cl1_call *call, cl1_conv2d_desc *sq, cl1_conv2d_desc *e1,
@@ -28,14 +20,15 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *sq, cl1_conv2d_desc *
     return 1;
   int64_t n = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
   int64_t s = p[0].shape[0], k1 = p[2].shape[0], k3 = p[4].shape[0];
-  if (bad(&p[0], 4, s, c, 1, 1) || bad(&p[1], 1, s, 0, 0, 0) || bad(&p[2], 4, k1, s, 1, 1) ||
-      bad(&p[3], 1, k1, 0, 0, 0) || bad(&p[4], 4, k3, s, 3, 3) || bad(&p[5], 1, k3, 0, 0, 0))
+  if (cl1_nb_bad(&p[0], 4, s, c, 1, 1) || cl1_nb_bad(&p[1], 1, s, 0, 0, 0) ||
+      cl1_nb_bad(&p[2], 4, k1, s, 1, 1) || cl1_nb_bad(&p[3], 1, k1, 0, 0, 0) ||
+      cl1_nb_bad(&p[4], 4, k3, s, 3, 3) || cl1_nb_bad(&p[5], 1, k3, 0, 0, 0))
     return 1;
   *sq = (cl1_conv2d_desc){.n = n, .c = c, .h = h, .w = w, .k = s, .r = 1, .s = 1, .stride_h = 1,
                           .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
   *e1 = *sq, e1->c = s, e1->k = k1;
   *e3 = *e1, e3->k = k3, e3->r = e3->s = 3, e3->pad_h = e3->pad_w = 1;
-  return bad(&call->outputs[0], 4, n, k1 + k3, h, w);
+  return cl1_nb_bad(&call->outputs[0], 4, n, k1 + k3, h, w);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {

@@ -1,4 +1,5 @@
-/* reference.c — level3/1_MLP, PyTorch eager order: for each hidden layer h = linear(h, W, b)
+/* reference.c — level3/1_MLP, 2_ShallowWideMLP and 3_DeepNarrowMLP (their task.json names this
+ * file), PyTorch eager order: for each hidden layer h = linear(h, W, b)
  * then relu in place; the last linear writes the output. The layer count comes from the params
  * (weight, bias pairs in state_dict order); hidden activations ping-pong between two buffers. */
 #include <stdlib.h>

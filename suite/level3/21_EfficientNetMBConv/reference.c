@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
+#include <cudal1/net_mb.h>
 
 typedef struct {
   float *hid;  // (N, hidden, H, W): the expand output
@@ -16,14 +17,6 @@ typedef struct {
   int expand;  // 1 when the block has its expand conv
   double eps;
 } mb_shape;
-
-static int p_is(const cl1_tensor *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  const int64_t d[4] = {d0, d1, d2, d3};
-  if (t->dtype != CL1_F32 || t->ndim != nd) return 0;
-  for (int i = 0; i < nd; i++)
-    if (t->shape[i] != d[i]) return 0;
-  return 1;
-}
 
 /* Checks every tensor and attr against the block's structure; 0 when they fit. */
 static int describe(const cl1_call *call, mb_shape *m) {
@@ -40,12 +33,14 @@ static int describe(const cl1_call *call, mb_shape *m) {
   if (q->ndim != 4) return 1;
   m->hid = q->shape[0], m->k = q->shape[2];
   if (m->stride < 1 || m->k < 1 || m->k % 2 == 0 || (!m->expand && m->hid != m->cin)) return 1;
-  if (m->expand && (!p_is(&p[0], 4, m->hid, m->cin, 1, 1) || !p_is(&p[1], 1, m->hid, 0, 0, 0) ||
-                    !p_is(&p[2], 1, m->hid, 0, 0, 0)))
+  if (m->expand && (!cl1_mb_shape_is(&p[0], 4, m->hid, m->cin, 1, 1) ||
+                    !cl1_mb_shape_is(&p[1], 1, m->hid, 0, 0, 0) ||
+                    !cl1_mb_shape_is(&p[2], 1, m->hid, 0, 0, 0)))
     return 1;
-  if (!p_is(&q[0], 4, m->hid, 1, m->k, m->k) || !p_is(&q[1], 1, m->hid, 0, 0, 0) ||
-      !p_is(&q[2], 1, m->hid, 0, 0, 0) || !p_is(&q[3], 4, m->cout, m->hid, 1, 1) ||
-      !p_is(&q[4], 1, m->cout, 0, 0, 0) || !p_is(&q[5], 1, m->cout, 0, 0, 0))
+  if (!cl1_mb_shape_is(&q[0], 4, m->hid, 1, m->k, m->k) ||
+      !cl1_mb_shape_is(&q[1], 1, m->hid, 0, 0, 0) || !cl1_mb_shape_is(&q[2], 1, m->hid, 0, 0, 0) ||
+      !cl1_mb_shape_is(&q[3], 4, m->cout, m->hid, 1, 1) ||
+      !cl1_mb_shape_is(&q[4], 1, m->cout, 0, 0, 0) || !cl1_mb_shape_is(&q[5], 1, m->cout, 0, 0, 0))
     return 1;
   int64_t pad = (m->k - 1) / 2;
   m->oh = (m->h + 2 * pad - m->k) / m->stride + 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
+#include <cudal1/net_mb.h>
 
 typedef struct {
   float *a, *b;   // (N, mid, H, W)
@@ -17,14 +18,6 @@ typedef struct {
   int proj;  // 1: conv shortcut
   double eps;
 } unit_shape;
-
-static int p_is(const cl1_tensor *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  const int64_t d[4] = {d0, d1, d2, d3};
-  if (t->dtype != CL1_F32 || t->ndim != nd) return 0;
-  for (int i = 0; i < nd; i++)
-    if (t->shape[i] != d[i]) return 0;
-  return 1;
-}
 
 static int describe(const cl1_call *call, unit_shape *u) {
   if (call->n_inputs != 1 || call->n_outputs != 1) return 1;
@@ -39,14 +32,15 @@ static int describe(const cl1_call *call, unit_shape *u) {
   if (u->cout % 4 || u->g < 1 || u->cin % u->g || u->mid % u->g || u->cout % u->g) return 1;
   if (y->shape[0] != u->n || y->shape[2] != u->h || y->shape[3] != u->w) return 1;
   int64_t m = u->mid, o = u->cout;
-  if (!p_is(&p[0], 4, m, u->cin / u->g, 1, 1) || !p_is(&p[3], 4, m, 1, 3, 3) ||
-      !p_is(&p[6], 4, o, m / u->g, 1, 1))
+  if (!cl1_mb_shape_is(&p[0], 4, m, u->cin / u->g, 1, 1) ||
+      !cl1_mb_shape_is(&p[3], 4, m, 1, 3, 3) || !cl1_mb_shape_is(&p[6], 4, o, m / u->g, 1, 1))
     return 1;
   const int64_t vec[] = {m, m, 0, m, m, 0, o, o};  // bn1, bn2, bn3 weight/bias at 1,2,4,5,7,8
   for (int i = 1; i < 9; i++)
-    if (vec[i - 1] && !p_is(&p[i], 1, vec[i - 1], 0, 0, 0)) return 1;
-  if (u->proj && (!p_is(&p[9], 4, o, u->cin, 1, 1) || !p_is(&p[10], 1, o, 0, 0, 0) ||
-                  !p_is(&p[11], 1, o, 0, 0, 0)))
+    if (vec[i - 1] && !cl1_mb_shape_is(&p[i], 1, vec[i - 1], 0, 0, 0)) return 1;
+  if (u->proj && (!cl1_mb_shape_is(&p[9], 4, o, u->cin, 1, 1) ||
+                  !cl1_mb_shape_is(&p[10], 1, o, 0, 0, 0) ||
+                  !cl1_mb_shape_is(&p[11], 1, o, 0, 0, 0)))
     return 1;
   return 0;
 }
@@ -97,9 +91,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_relu(st, s->a, s->a, u.n * m * hw);
   if (!rc) rc = cl1_op_conv2d(st, s->a, P[3], NULL, s->b, &c2);
   if (!rc) rc = cl1_op_batchnorm_train(st, s->b, P[4], P[5], s->b, u.n, m, hw, u.eps);
-  /* shuffle: out channel j*g + i is in channel i*(m/g) + j */
-  const int64_t shape[4] = {u.n, m / u.g, u.g, hw}, stride[4] = {m * hw, hw, (m / u.g) * hw, 1};
-  if (!rc) rc = cl1_op_view_copy(st, s->b, s->a, 4, shape, stride);
+  if (!rc) rc = cl1_mb_shuffle(st, s->b, s->a, u.n, m, u.g, hw);
   if (!rc) rc = cl1_op_conv2d(st, s->a, P[6], NULL, y, &c3);
   if (!rc) rc = cl1_op_batchnorm_train(st, y, P[7], P[8], y, u.n, o, hw, u.eps);
   if (!rc) rc = cl1_op_relu(st, y, y, u.n * o * hw);

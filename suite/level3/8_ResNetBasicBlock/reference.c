@@ -3,20 +3,11 @@
  * conv (1x1, stride) into scratch `d`, its bn in place; output += d; relu in place. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/ops.h>
+#include <cudal1/net_blocks.h>
 
 typedef struct {
   float *a, *d;  // (N, K, OH, OW) each
 } state8;
-
-/* 1 unless t is an f32 tensor of exactly the given shape. */
-static int bad(const cl1_tensor *t, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-  const int64_t want[4] = {d0, d1, d2, d3};
-  if (t->dtype != CL1_F32 || t->ndim != nd) return 1;
-  for (int i = 0; i < nd; i++)
-    if (t->shape[i] != want[i]) return 1;
-  return 0;
-}
 
 /* The three conv descriptors from the shapes; 0 when every tensor matches them. */
 static int describe(const cl1_call *call, cl1_conv2d_desc *c1, cl1_conv2d_desc *c2,
@@ -35,12 +26,13 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *c1, cl1_conv2d_desc *
   *c2 = *c1, c2->c = k, c2->h = oh, c2->w = ow, c2->stride_h = c2->stride_w = 1;
   *ds = *c1, ds->r = ds->s = 1, ds->pad_h = ds->pad_w = 0;
   if (cl1_conv2d_out_h(ds) != oh || cl1_conv2d_out_w(ds) != ow) return 1;
-  if (bad(&p[0], 4, k, c, 3, 3) || bad(&p[3], 4, k, k, 3, 3) || bad(&p[6], 4, k, c, 1, 1))
+  if (cl1_nb_bad(&p[0], 4, k, c, 3, 3) || cl1_nb_bad(&p[3], 4, k, k, 3, 3) ||
+      cl1_nb_bad(&p[6], 4, k, c, 1, 1))
     return 1;
   const int vec[] = {1, 2, 4, 5, 7, 8};
   for (int i = 0; i < 6; i++)
-    if (bad(&p[vec[i]], 1, k, 0, 0, 0)) return 1;
-  return bad(&call->outputs[0], 4, n, k, oh, ow);
+    if (cl1_nb_bad(&p[vec[i]], 1, k, 0, 0, 0)) return 1;
+  return cl1_nb_bad(&call->outputs[0], 4, n, k, oh, ow);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
