@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,16 @@
 static inline const char *th_build(void) {
   const char *b = getenv("CL1_BUILD");
   return b && *b ? b : "build";
+}
+
+/* dlopen of a library in the build folder (the op libraries the op tests exercise); NULL, with
+ * the reason on stderr, when it is missing. */
+static inline void *th_dlopen_build(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", th_build(), name);
+  void *lib = dlopen(path, RTLD_NOW);
+  if (!lib) fprintf(stderr, "cannot load %s: %s (build it first)\n", path, dlerror());
+  return lib;
 }
 
 /* A fresh temp folder under /tmp, created; the caller may leave it (the OS cleans /tmp). */

@@ -25,10 +25,7 @@ static void *sym(const char *name) {
 }
 static int setup_lib(void **state) {
   (void)state;
-  char path[512];
-  snprintf(path, sizeof path, "%s/libcl1ops_host.so", th_build());
-  g_lib = dlopen(path, RTLD_NOW);
-  if (!g_lib) fprintf(stderr, "cannot load %s: %s (build it first)\n", path, dlerror());
+  g_lib = th_dlopen_build("libcl1ops_host.so");
   return g_lib ? 0 : -1;
 }
 

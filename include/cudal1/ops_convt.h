@@ -16,6 +16,9 @@ typedef struct {
   int64_t stride[CL1_CONVT_MAX_ND], pad[CL1_CONVT_MAX_ND], out_pad[CL1_CONVT_MAX_ND],
       dil[CL1_CONVT_MAX_ND];
   int64_t groups;
+  /* 0 (default): TF32 allowed as PyTorch's cudnn.allow_tf32 = True; 1: full FP32 (FMA math), for
+   * networks whose outputs TF32 rounding would swamp (attr conv_tf32 = 0), as cl1_convnd_desc */
+  int32_t no_tf32;
 } cl1_convt_desc;
 
 /* Output size along spatial dim i (PyTorch's formula):

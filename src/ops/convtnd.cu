@@ -89,7 +89,7 @@ int plan_make(cudnnHandle_t h, const cl1_convt_desc *d, plan &p) {
   CL1_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(p.cd, p.sp, pad, str, dil,
                                                 CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   CL1_CUDNN_TRY(cudnnSetConvolutionGroupCount(p.cd, (int)d->groups));
-  CL1_CUDNN_TRY(cudnnSetConvolutionMathType(p.cd, CUDNN_DEFAULT_MATH));
+  CL1_CUDNN_TRY(cudnnSetConvolutionMathType(p.cd, d->no_tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH));
   // The forward conv of y must give back x's shape (output_padding is the slack it floors away).
   int fwd[kMaxDims];
   CL1_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(p.cd, p.yd, p.wd, p.sp + 2, fwd));
@@ -105,7 +105,8 @@ int plan_make(cudnnHandle_t h, const cl1_convt_desc *d, plan &p) {
       h, p.wd, p.xd, p.cd, p.yd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf));
   int pick = -1;
   for (int i = 0; i < got && pick < 0; i++)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS) pick = i;
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && (!d->no_tf32 || perf[i].mathType == CUDNN_FMA_MATH))
+      pick = i;
   if (pick < 0) {
     fprintf(stderr, "cl1 ops: convtnd: cuDNN has no backward-data algorithm for this shape\n");
     return 1;
@@ -146,6 +147,7 @@ extern "C" int cl1_op_convtnd(void *stream, const float *x, const float *w, cons
   cl1_convt_desc key;
   memset(&key, 0, sizeof key);
   key.nd = d->nd, key.n = d->n, key.c_in = d->c_in, key.c_out = d->c_out, key.groups = d->groups;
+  key.no_tf32 = d->no_tf32 != 0;
   for (int i = 0; i < d->nd; i++) {
     key.in[i] = d->in[i], key.k[i] = d->k[i], key.stride[i] = d->stride[i];
     key.pad[i] = d->pad[i], key.out_pad[i] = d->out_pad[i], key.dil[i] = d->dil[i];

@@ -99,13 +99,13 @@ static int upconv(walk *w, const float *x, float *y, int64_t c, int64_t k) {
   const float *wt = take(w, 4, c, k, 2, 2), *b = take(w, 1, k, 0, 0, 0);
   if (!wt || !b) return 1;
   cl1_convt_desc d = {.nd = 2, .n = w->n, .c_in = c, .c_out = k, .in = {w->h, w->w},
-                      .k = {2, 2}, .stride = {2, 2}, .dil = {1, 1}, .groups = 1};
+                      .k = {2, 2}, .stride = {2, 2}, .dil = {1, 1}, .groups = 1,
+                      .no_tf32 = w->no_tf32};
   if (cl1_convt_check(&d)) return 1;
   w->h = cl1_convt_out(&d, 0), w->w = cl1_convt_out(&d, 1);
   grow(w, k);
   if (w->dry) return 0;
-  return w->no_tf32 ? cl1_op_convtnd_fp32(w->call->stream, x, wt, b, y, &d)
-                    : cl1_op_convtnd(w->call->stream, x, wt, b, y, &d);
+  return cl1_op_convtnd(w->call->stream, x, wt, b, y, &d);
 }
 
 static int run(const cl1_call *call, const net_state *s, walk *w) {
