@@ -66,36 +66,49 @@ static inline int cl1_convt_axis_attr(const cl1_call *c, const char *base, int n
   return cl1_op_attr(c, name, v) && cl1_op_attr(c, base, v);
 }
 
-/* The whole forward of a transposed-conv task without bias: input x (N, C_in, spatial...),
- * param w (C_in, C_out/groups, k...), output y; stride, padding, output_padding, dilation and
- * groups from attrs (per-axis attrs win), channels and kernel sizes from the tensors. Non-zero
- * on any shape or attr mismatch. */
+/* A task's transposed conv: x (N, C_in, spatial...), w (C_in, C_out/groups, k...); stride,
+ * padding, output_padding, dilation and groups from attrs (per-axis `<name>_<axis>` attrs win;
+ * dilation and groups default to 1 when the task has no such attr), channels and kernel sizes
+ * from the tensors. y, when given, must have the output shape (N, C_out, cl1_convt_out...).
+ * 0 and *d filled, or 1 on any shape or attr mismatch. */
+static inline int cl1_convt_desc_of(const cl1_call *call, const cl1_tensor *x,
+                                    const cl1_tensor *w, const cl1_tensor *y, int nd,
+                                    cl1_convt_desc *d) {
+  if (nd < 1 || nd > CL1_CONVT_MAX_ND) return 1;
+  if (x->ndim != nd + 2 || w->ndim != nd + 2 || (y && y->ndim != nd + 2)) return 1;
+  double groups = 1;
+  if (cl1_op_attr(call, "groups", &groups)) groups = 1;
+  if (groups < 1) return 1;
+  memset(d, 0, sizeof *d);
+  d->nd = nd, d->n = x->shape[0], d->c_in = x->shape[1];
+  d->c_out = w->shape[1] * (int64_t)groups, d->groups = (int64_t)groups;
+  if (w->shape[0] != d->c_in) return 1;
+  for (int i = 0; i < nd; i++) {
+    double s, p, op, dl = 1;
+    if (cl1_convt_axis_attr(call, "stride", nd, i, &s) ||
+        cl1_convt_axis_attr(call, "padding", nd, i, &p) ||
+        cl1_convt_axis_attr(call, "output_padding", nd, i, &op))
+      return 1;
+    if (cl1_convt_axis_attr(call, "dilation", nd, i, &dl)) dl = 1;
+    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i];
+    d->stride[i] = (int64_t)s, d->pad[i] = (int64_t)p, d->out_pad[i] = (int64_t)op;
+    d->dil[i] = (int64_t)dl;
+  }
+  if (cl1_convt_check(d)) return 1;
+  if (!y) return 0;
+  if (y->shape[0] != d->n || y->shape[1] != d->c_out) return 1;
+  for (int i = 0; i < nd; i++)
+    if (y->shape[2 + i] != cl1_convt_out(d, i)) return 1;
+  return 0;
+}
+
+/* The whole forward of a transposed-conv task without bias: input x, param w, output y, the
+ * descriptor from cl1_convt_desc_of. Non-zero on any shape or attr mismatch. */
 static inline int cl1_op_convtnd_task(const cl1_call *call, int nd) {
   if (call->n_inputs != 1 || call->n_params != 1 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *y = &call->outputs[0];
-  if (nd < 1 || nd > CL1_CONVT_MAX_ND) return 1;
-  if (x->ndim != nd + 2 || w->ndim != nd + 2 || y->ndim != nd + 2) return 1;
-  double groups;
-  if (cl1_op_attr(call, "groups", &groups) || groups < 1) return 1;
-  cl1_convt_desc d = {0};
-  d.nd = nd, d.n = x->shape[0], d.c_in = x->shape[1];
-  d.c_out = w->shape[1] * (int64_t)groups, d.groups = (int64_t)groups;
-  if (w->shape[0] != d.c_in) return 1;
-  for (int i = 0; i < nd; i++) {
-    double s, p, op, dl;
-    if (cl1_convt_axis_attr(call, "stride", nd, i, &s) ||
-        cl1_convt_axis_attr(call, "padding", nd, i, &p) ||
-        cl1_convt_axis_attr(call, "output_padding", nd, i, &op) ||
-        cl1_convt_axis_attr(call, "dilation", nd, i, &dl))
-      return 1;
-    d.in[i] = x->shape[2 + i], d.k[i] = w->shape[2 + i];
-    d.stride[i] = (int64_t)s, d.pad[i] = (int64_t)p, d.out_pad[i] = (int64_t)op;
-    d.dil[i] = (int64_t)dl;
-  }
-  if (cl1_convt_check(&d)) return 1;
-  if (y->shape[0] != d.n || y->shape[1] != d.c_out) return 1;
-  for (int i = 0; i < nd; i++)
-    if (y->shape[2 + i] != cl1_convt_out(&d, i)) return 1;
+  cl1_convt_desc d;
+  if (cl1_convt_desc_of(call, x, w, y, nd, &d)) return 1;
   return cl1_op_convtnd(call->stream, (const float *)x->data, (const float *)w->data, NULL,
                         (float *)y->data, &d);
 }
