@@ -227,7 +227,7 @@ static int compare(pass *p, cl1_eval_result *r, int cregion, const unsigned char
     }
     c.n += one.n;
   }
-  if (getenv("CUDAL1_TRACE")) fprintf(stderr, "trace %.6f judge compare %.3f ms (%s)\n", cl1_now(),
+  if (cl1_trace_on()) fprintf(stderr, "trace %.6f judge compare %.3f ms (%s)\n", cl1_now(),
                                       (cl1_now() - t0) * 1e3, what);
   r->checks++;
   return 0;

@@ -56,7 +56,7 @@ static void rm_tree(const char *dir) {
 }
 
 /* CUDAL1_TRACE=1: every request and reply, timed, on stderr (latency and timing diagnosis). */
-static bool trace_on(void) {
+bool cl1_trace_on(void) {
   static int on = -1;
   if (on < 0) on = getenv("CUDAL1_TRACE") && *getenv("CUDAL1_TRACE") == '1';
   return on;
@@ -164,7 +164,7 @@ cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req) {
   cl1_err err = {{0}};
   w->sent_type = type;
   w->sent_at = cl1_now();
-  if (trace_on()) fprintf(stderr, "trace %.6f %s send %d %s\n", w->sent_at, w->tag, type, s ? s : "{}");
+  if (cl1_trace_on()) fprintf(stderr, "trace %.6f %s send %d %s\n", w->sent_at, w->tag, type, s ? s : "{}");
   int src = cl1_proto_send(w->to_fd, (uint32_t)type, s ? s : "{}", &err);
   free(s);
   if (src) {
@@ -238,7 +238,7 @@ cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
       snprintf(w->msg, sizeof w->msg, "protocol: unexpected reply type %u", rtype);
       return w->last = CL1_W_PROTOCOL;
     }
-    if (trace_on()) {
+    if (cl1_trace_on()) {
       char *t = cJSON_PrintUnformatted(o);
       fprintf(stderr, "trace %.6f %s reply %d %.3f ms %.300s\n", cl1_now(), w->tag, w->sent_type,
               (cl1_now() - w->sent_at) * 1e3, t ? t : "");

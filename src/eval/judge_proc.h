@@ -42,6 +42,8 @@ cl1_wstatus cl1_wproc_call(cl1_wproc *w, int type, cJSON *req, double timeout_s,
 /* The two halves of a call, so requests to both workers can overlap (setup, say). */
 cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req);
 cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply);
+/* CUDAL1_TRACE=1: the judge prints every worker request and reply, timed, on stderr. */
+bool cl1_trace_on(void);
 /* Asks the worker to finish (teardown, exit) without waiting: closing two workers that were
  * both asked first overlaps their driver teardowns. */
 void cl1_wproc_quit(cl1_wproc *w);
