@@ -13,23 +13,10 @@ typedef struct { float *o; } state20; /* o: like y, (N, C_out, OD, OH, OW) */
 static int convt_desc(const cl1_call *call, const cl1_tensor *x, const cl1_tensor *w,
                       const cl1_tensor *cb, const cl1_tensor *y, cl1_convt_desc *d,
                       int64_t *numel) {
-  if (x->ndim != 5 || w->ndim != 5 || cb->ndim != 1 || y->ndim != 5) return 1;
-  double stride, pad, opad;
-  if (cl1_op_attr(call, "stride", &stride) || cl1_op_attr(call, "padding", &pad) ||
-      cl1_op_attr(call, "output_padding", &opad))
-    return 1;
-  *d = (cl1_convt_desc){.nd = 3, .n = x->shape[0], .c_in = x->shape[1], .c_out = w->shape[1],
-                        .groups = 1};
-  for (int i = 0; i < 3; i++)
-    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i], d->stride[i] = (int64_t)stride,
-    d->pad[i] = (int64_t)pad, d->out_pad[i] = (int64_t)opad, d->dil[i] = 1;
-  if (cl1_convt_check(d) || w->shape[0] != d->c_in || cb->shape[0] != d->c_out) return 1;
-  if (y->shape[0] != d->n || y->shape[1] != d->c_out) return 1;
+  if (cb->ndim != 1) return 1;
+  if (cl1_convt_desc_of(call, x, w, y, 3, d) || cb->shape[0] != d->c_out) return 1;
   *numel = d->n * d->c_out;
-  for (int i = 0; i < 3; i++) {
-    if (y->shape[2 + i] != cl1_convt_out(d, i)) return 1;
-    *numel *= y->shape[2 + i];
-  }
+  for (int i = 0; i < 3; i++) *numel *= y->shape[2 + i];
   return 0;
 }
 

@@ -11,19 +11,8 @@ static int shapes(const cl1_call *call, cl1_convt_desc *d) {
   if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *b = &call->params[1],
                    *y = &call->outputs[0];
-  if (x->ndim != 4 || w->ndim != 4 || b->ndim != 1 || y->ndim != 4) return 1;
-  double s, p, op;
-  if (cl1_op_attr(call, "stride", &s) || cl1_op_attr(call, "padding", &p) ||
-      cl1_op_attr(call, "output_padding", &op))
-    return 1;
-  *d = (cl1_convt_desc){.nd = 2, .n = x->shape[0], .c_in = x->shape[1], .c_out = w->shape[1],
-                        .groups = 1};
-  if (w->shape[0] != d->c_in || b->shape[0] != d->c_out) return 1;
-  for (int i = 0; i < 2; i++) {
-    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i], d->stride[i] = (int64_t)s;
-    d->pad[i] = (int64_t)p, d->out_pad[i] = (int64_t)op, d->dil[i] = 1;
-  }
-  if (cl1_convt_check(d)) return 1;
+  if (b->ndim != 1 || y->ndim != 4) return 1;
+  if (cl1_convt_desc_of(call, x, w, NULL, 2, d) || b->shape[0] != d->c_out) return 1;
   if (y->shape[0] != d->n || y->shape[1] != d->c_out || y->shape[2] != 1 || y->shape[3] != 1)
     return 1;
   return 0;

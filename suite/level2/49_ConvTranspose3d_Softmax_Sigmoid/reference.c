@@ -10,21 +10,8 @@ static int describe(const cl1_call *call, cl1_convt_desc *d) {
   if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *b = &call->params[1],
                    *y = &call->outputs[0];
-  if (x->ndim != 5 || w->ndim != 5 || b->ndim != 1 || y->ndim != 5) return 1;
-  double stride, pad, opad;
-  if (cl1_op_attr(call, "stride", &stride) || cl1_op_attr(call, "padding", &pad) ||
-      cl1_op_attr(call, "output_padding", &opad))
-    return 1;
-  *d = (cl1_convt_desc){.nd = 3, .n = x->shape[0], .c_in = x->shape[1], .c_out = w->shape[1],
-                        .groups = 1};
-  for (int i = 0; i < 3; i++)
-    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i], d->stride[i] = (int64_t)stride,
-    d->pad[i] = (int64_t)pad, d->out_pad[i] = (int64_t)opad, d->dil[i] = 1;
-  if (w->shape[0] != d->c_in || cl1_convt_check(d) || b->shape[0] != d->c_out) return 1;
-  if (y->shape[0] != d->n || y->shape[1] != d->c_out) return 1;
-  for (int i = 0; i < 3; i++)
-    if (y->shape[2 + i] != cl1_convt_out(d, i)) return 1;
-  return 0;
+  if (b->ndim != 1) return 1;
+  return cl1_convt_desc_of(call, x, w, y, 3, d) || b->shape[0] != d->c_out;
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {

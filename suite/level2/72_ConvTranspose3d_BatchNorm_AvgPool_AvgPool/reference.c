@@ -10,21 +10,12 @@ typedef struct { float *c, *p; } ref_state; /* c: (N, C_out, OD, OH, OW); p: poo
 static int shapes(const cl1_call *call, cl1_convt_desc *d, cl1_pool_desc *p1, cl1_pool_desc *p2) {
   if (call->n_inputs != 1 || call->n_params != 4 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *y = &call->outputs[0];
-  if (x->ndim != 5 || w->ndim != 5 || y->ndim != 5) return 1;
+  if (y->ndim != 5 || w->ndim != 5) return 1;
   for (int i = 1; i < 4; i++)
     if (call->params[i].ndim != 1 || call->params[i].shape[0] != w->shape[1]) return 1;
-  double s, p, op, pk;
-  if (cl1_op_attr(call, "stride", &s) || cl1_op_attr(call, "padding", &p) ||
-      cl1_op_attr(call, "output_padding", &op) || cl1_op_attr(call, "pool_kernel_size", &pk))
-    return 1;
-  *d = (cl1_convt_desc){.nd = 3, .n = x->shape[0], .c_in = x->shape[1], .c_out = w->shape[1],
-                        .groups = 1};
-  if (w->shape[0] != d->c_in) return 1;
-  for (int i = 0; i < 3; i++) {
-    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i], d->stride[i] = (int64_t)s;
-    d->pad[i] = (int64_t)p, d->out_pad[i] = (int64_t)op, d->dil[i] = 1;
-  }
-  if (cl1_convt_check(d)) return 1;
+  double pk;
+  if (cl1_op_attr(call, "pool_kernel_size", &pk)) return 1;
+  if (cl1_convt_desc_of(call, x, w, NULL, 3, d)) return 1;
   *p1 = (cl1_pool_desc){.nsp = 3, .planes = d->n * d->c_out, .count_include_pad = 1};
   for (int i = 0; i < 3; i++) {
     p1->in[i] = cl1_convt_out(d, i), p1->k[i] = p1->stride[i] = (int64_t)pk, p1->dil[i] = 1;

@@ -12,21 +12,13 @@ static int shapes(const cl1_call *call, cl1_convt_desc *d, cl1_pool_desc *pd) {
   if (call->n_inputs != 1 || call->n_params != 3 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *cb = &call->params[1],
                    *m = &call->params[2], *y = &call->outputs[0];
-  if (x->ndim != 5 || w->ndim != 5 || cb->ndim != 1 || m->ndim != 4 || y->ndim != 5) return 1;
-  double s, p, op, pk;
-  if (cl1_op_attr(call, "stride", &s) || cl1_op_attr(call, "padding", &p) ||
-      cl1_op_attr(call, "output_padding", &op) || cl1_op_attr(call, "pool_kernel_size", &pk))
+  if (cb->ndim != 1 || m->ndim != 4 || y->ndim != 5) return 1;
+  double pk;
+  if (cl1_op_attr(call, "pool_kernel_size", &pk)) return 1;
+  if (cl1_convt_desc_of(call, x, w, NULL, 3, d)) return 1;
+  if (cb->shape[0] != d->c_out || m->shape[0] != d->c_out || m->shape[1] != 1 ||
+      m->shape[2] != 1 || m->shape[3] != 1)
     return 1;
-  *d = (cl1_convt_desc){.nd = 3, .n = x->shape[0], .c_in = x->shape[1], .c_out = w->shape[1],
-                        .groups = 1};
-  if (w->shape[0] != d->c_in || cb->shape[0] != d->c_out || m->shape[0] != d->c_out ||
-      m->shape[1] != 1 || m->shape[2] != 1 || m->shape[3] != 1)
-    return 1;
-  for (int i = 0; i < 3; i++) {
-    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i], d->stride[i] = (int64_t)s;
-    d->pad[i] = (int64_t)p, d->out_pad[i] = (int64_t)op, d->dil[i] = 1;
-  }
-  if (cl1_convt_check(d)) return 1;
   *pd = (cl1_pool_desc){.nsp = 3, .planes = d->n * d->c_out};
   for (int i = 0; i < 3; i++) {
     pd->in[i] = cl1_convt_out(d, i), pd->k[i] = pd->stride[i] = (int64_t)pk, pd->dil[i] = 1;

@@ -15,18 +15,12 @@ static int describe(const cl1_call *call, cl1_convt_desc *d, cl1_pool_desc *p) {
   if (call->n_inputs != 1 || call->n_params != 3 || call->n_outputs != 1) return 1;
   const cl1_tensor *x = &call->inputs[0], *w = &call->params[0], *b = &call->params[1],
                    *sub = &call->params[2], *y = &call->outputs[0];
-  if (x->ndim != 5 || w->ndim != 5 || b->ndim != 1 || sub->ndim != 1 || y->ndim != 4) return 1;
-  double stride, pad, opad, pk, ps, pp;
-  if (cl1_op_attr(call, "stride", &stride) || cl1_op_attr(call, "padding", &pad) ||
-      cl1_op_attr(call, "output_padding", &opad) || cl1_op_attr(call, "pool_kernel_size", &pk) ||
-      cl1_op_attr(call, "pool_stride", &ps) || cl1_op_attr(call, "pool_padding", &pp))
+  if (b->ndim != 1 || sub->ndim != 1 || y->ndim != 4) return 1;
+  double pk, ps, pp;
+  if (cl1_op_attr(call, "pool_kernel_size", &pk) || cl1_op_attr(call, "pool_stride", &ps) ||
+      cl1_op_attr(call, "pool_padding", &pp))
     return 1;
-  *d = (cl1_convt_desc){.nd = 3, .n = x->shape[0], .c_in = x->shape[1], .c_out = w->shape[1],
-                        .groups = 1};
-  for (int i = 0; i < 3; i++)
-    d->in[i] = x->shape[2 + i], d->k[i] = w->shape[2 + i], d->stride[i] = (int64_t)stride,
-    d->pad[i] = (int64_t)pad, d->out_pad[i] = (int64_t)opad, d->dil[i] = 1;
-  if (w->shape[0] != d->c_in || cl1_convt_check(d) || b->shape[0] != d->c_out ||
+  if (cl1_convt_desc_of(call, x, w, NULL, 3, d) || b->shape[0] != d->c_out ||
       sub->shape[0] != d->c_out)
     return 1;
   *p = (cl1_pool_desc){.nsp = 3, .planes = d->n * d->c_out};
