@@ -4,12 +4,13 @@
  * PyTorch allows it for convolutions), then cudnnConvolutionForward; the bias is a separate add.
  * 1-d convolutions run as 2-d with a leading size-1 spatial dim, as PyTorch does. Descriptors and
  * the chosen algorithm are cached per shape; the workspace is the shared cached cuDNN scratch.
- * Tensors past INT_MAX elements are split along the batch, as PyTorch does for cuDNN. */
+ * Tensors past INT_MAX elements are split along the batch, as PyTorch does for cuDNN.
+ * Depthwise 1-d/2-d convs go to conv_dw.cu's direct kernel instead, as PyTorch's do. */
 #include <climits>
 #include <cstring>
 #include <mutex>
 #include "cudal1/ops.h"
-#include "cuda_common.cuh"
+#include "conv_dw.cuh"
 
 namespace {
 struct plan {
@@ -165,6 +166,7 @@ extern "C" int cl1_op_convnd(void *stream, const float *x, const float *w, const
   if (d->n == 0) return 0;
   if (!x || !w || !y) return 1;
   cudaStream_t st = (cudaStream_t)stream;
+  if (cl1_conv_dw_applies(d)) return cl1_conv_dw(st, x, w, bias, y, d);  // as PyTorch: not cuDNN
   cudnnHandle_t h;
   if (cl1_ops_cudnn(st, &h)) return 1;
   cl1_convnd_desc key;

@@ -50,7 +50,7 @@ CL1_OPS_INTERNAL int cl1_ops_cudnn(cudaStream_t stream, cudnnHandle_t *h);
 
 /* Scratch slots: each op family has its own so that one op's growth never frees memory
  * another op's queued kernels still read. */
-enum { CL1_SCRATCH_LAYERNORM = 0, CL1_SCRATCH_CUDNN = 1, CL1_SCRATCH_N = 2 };
+enum { CL1_SCRATCH_CUDNN = 0, CL1_SCRATCH_N = 1 };
 /* A device buffer of at least `bytes` for `slot`, kept across calls and grown on demand
  * (growth synchronises the device before freeing the old buffer). bytes == 0 gives NULL. */
 CL1_OPS_INTERNAL int cl1_ops_scratch(int slot, size_t bytes, void **out);

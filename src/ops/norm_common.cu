@@ -145,15 +145,141 @@ __global__ static void norm_apply(const float *x, const float *__restrict__ w,
   }
 }
 
+/* One thread per element: for planes shorter than a block's chunk (hw = 1 for BatchNorm over
+ * (N, C)) a block per plane would leave most threads idle. IT: 32-bit index math when it fits. */
+template <typename IT>
+__global__ static void norm_apply_flat(const float *x, const float *__restrict__ w,
+                                       const float *__restrict__ b,
+                                       const float4 *__restrict__ stats, float *y, IT total,
+                                       IT C, IT hw, IT sdiv, IT smod) {
+  for (IT e = blockIdx.x * (IT)blockDim.x + threadIdx.x; e < total;
+       e += (IT)gridDim.x * blockDim.x) {
+    IT p = e / hw, ch = p % C;
+    float4 s = stats[(p / sdiv) % smod];
+    y[e] = norm1(x[e], s, w ? w[ch] : 1.f, b ? b[ch] : 0.f);
+  }
+}
+
+#define CL1_NORM_FLAT_HW 1024  // planes shorter than this take the flat apply
+
 int cl1_norm_apply(cudaStream_t st, const float *x, const float *w, const float *b,
                    const float4 *stats, float *y, int64_t planes, int64_t C, int64_t hw,
                    int64_t sdiv, int64_t smod) {
   if (planes <= 0 || C <= 0 || hw <= 0 || sdiv <= 0 || smod <= 0) return 1;
+  if (hw < CL1_NORM_FLAT_HW) {
+    int64_t total = planes * hw, nb = (total + 255) / 256;
+    unsigned grid = (unsigned)(nb < 65536 * 8 ? nb : 65536 * 8);
+    if (total < (1LL << 31))
+      norm_apply_flat<uint32_t><<<grid, 256, 0, st>>>(x, w, b, stats, y, (uint32_t)total,
+                                                      (uint32_t)C, (uint32_t)hw, (uint32_t)sdiv,
+                                                      (uint32_t)smod);
+    else
+      norm_apply_flat<int64_t><<<grid, 256, 0, st>>>(x, w, b, stats, y, total, C, hw, sdiv, smod);
+    CL1_LAUNCH_CHECK();
+    return 0;
+  }
   int64_t chunks = cl1_norm_chunks(hw), nb = planes * chunks;
   bool vec4 = hw % 4 == 0 && (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
   unsigned grid = (unsigned)(nb < (1LL << 30) ? nb : (1LL << 30));
   norm_apply<<<grid, CL1_NORM_THREADS, 0, st>>>(x, w, b, stats, y, planes, C, hw, sdiv, smod,
                                                 chunks, vec4);
+  CL1_LAUNCH_CHECK();
+  return 0;
+}
+
+/* ---- column statistics (cl1_norm_stats_cols) ---- */
+#define COL_TX 32
+#define COL_TY 8
+
+/* Enough (column tile, row chunk) blocks to fill the GPU, chunks of at least 64 rows. */
+static int64_t col_chunks(int64_t n, int64_t cols) {
+  int64_t tiles = (cols + COL_TX - 1) / COL_TX, want = (2048 + tiles - 1) / tiles;
+  int64_t by_rows = (n + 63) / 64, k = want < by_rows ? want : by_rows;
+  return k < 1 ? 1 : k > 65535 ? 65535 : k;
+}
+
+int64_t cl1_norm_col_parts(int64_t n, int64_t cols) { return cols * col_chunks(n, cols); }
+
+// blockIdx.x: 32 adjacent columns; blockIdx.y: a chunk of rows. part[col * chunks + chunk].
+__global__ static void stats_cols_partial(const float *__restrict__ x, cl1_wfd *__restrict__ part,
+                                          int64_t n, int64_t cols, int64_t hw, int64_t rpc,
+                                          int64_t chunks) {
+  __shared__ cl1_wf sh[COL_TY][COL_TX + 1];
+  int64_t col = blockIdx.x * (int64_t)COL_TX + threadIdx.x, chunk = blockIdx.y;
+  cl1_wf a{0.f, 0.f, 0.f};
+  if (col < cols) {
+    const float p = x[(col / hw) * hw];  // the set's pivot, as stats_final takes it
+    int64_t r1 = (chunk + 1) * rpc < n ? (chunk + 1) * rpc : n;
+    for (int64_t r = chunk * rpc + threadIdx.y; r < r1; r += COL_TY) cl1_wf_push(a, x[r * cols + col] - p);
+  }
+  sh[threadIdx.y][threadIdx.x] = a;
+  __syncthreads();
+  if (threadIdx.y == 0 && col < cols) {
+    cl1_wfd t{0.0, 0.0, 0.0};
+    for (int k = 0; k < COL_TY; k++)
+      t = cl1_chan<double, cl1_wfd>(t, cl1_wfd{sh[k][threadIdx.x].n, sh[k][threadIdx.x].mean,
+                                               sh[k][threadIdx.x].m2});
+    part[col * chunks + chunk] = t;
+  }
+}
+
+int cl1_norm_stats_cols(cudaStream_t st, const float *x, int64_t n, int64_t c, int64_t hw,
+                        double eps, cl1_wfd *part, float4 *stats) {
+  if (n <= 0 || c <= 0 || hw <= 0) return 1;
+  int64_t cols = c * hw, chunks = col_chunks(n, cols), rpc = (n + chunks - 1) / chunks;
+  int64_t tiles = (cols + COL_TX - 1) / COL_TX;
+  if (tiles > (1LL << 31) - 1) return 1;
+  stats_cols_partial<<<dim3((unsigned)tiles, (unsigned)chunks), dim3(COL_TX, COL_TY), 0, st>>>(
+      x, part, n, cols, hw, rpc, chunks);
+  CL1_LAUNCH_CHECK();
+  // set r's partials are the hw * chunks entries from r * hw * chunks; its pivot is x[r * hw]
+  unsigned sgrid = (unsigned)(c < (1LL << 30) ? c : (1LL << 30));
+  stats_final<<<sgrid, CL1_NORM_THREADS, 0, st>>>(x, part, stats, c, hw * chunks, hw, eps);
+  CL1_LAUNCH_CHECK();
+  return 0;
+}
+
+/* ---- short contiguous sets, fused (cl1_norm_short_sets) ---- */
+// x and y may alias (in place): each lane reads element i before it writes it.
+__global__ static void norm_short(const float *x, const float *__restrict__ w,
+                                  const float *__restrict__ b, float *y, int64_t R,
+                                  int len, int64_t wmod, int64_t wmul, int wdiv, float eps) {
+  const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
+  for (int64_t r = blockIdx.x * (int64_t)warps + (threadIdx.x >> 5); r < R;
+       r += (int64_t)gridDim.x * warps) {
+    const float *xs = x + r * len;  // (len)
+    const float p = xs[0];
+    // two passes over the set (the second hits L1): no per-element division as in Welford
+    float s1 = 0.f;
+    for (int i = lane; i < len; i += 32) s1 += xs[i] - p;
+    for (int o = 16; o > 0; o >>= 1) s1 += __shfl_xor_sync(0xffffffffu, s1, o);
+    const float mean = s1 / (float)len;  // relative to the pivot
+    float s2 = 0.f;
+    for (int i = lane; i < len; i += 32) {
+      float d = (xs[i] - p) - mean;
+      s2 += d * d;
+    }
+    for (int o = 16; o > 0; o >>= 1) s2 += __shfl_xor_sync(0xffffffffu, s2, o);
+    const float rstd = (float)(1.0 / sqrt((double)(s2 / (float)len) + (double)eps));
+    const int64_t wb = (r % wmod) * wmul;
+    float *ys = y + r * len;
+    for (int i = lane; i < len; i += 32) {
+      float v = ((xs[i] - p) - mean) * rstd;
+      int64_t j = wb + i / wdiv;
+      if (w) v *= w[j];
+      if (b) v += b[j];
+      ys[i] = v;
+    }
+  }
+}
+
+int cl1_norm_short_sets(cudaStream_t st, const float *x, const float *w, const float *b,
+                        float *y, int64_t R, int64_t len, int64_t wmod, int64_t wmul,
+                        int64_t wdiv, double eps) {
+  if (R <= 0 || len <= 0 || len > CL1_NORM_SHORT || wmod <= 0 || wmul < 0 || wdiv <= 0) return 1;
+  int64_t nb = (R + 7) / 8;  // 8 warps per block
+  unsigned grid = (unsigned)(nb < 65536 * 8 ? nb : 65536 * 8);
+  norm_short<<<grid, 256, 0, st>>>(x, w, b, y, R, (int)len, wmod, wmul, (int)wdiv, (float)eps);
   CL1_LAUNCH_CHECK();
   return 0;
 }

@@ -48,4 +48,23 @@ CL1_OPS_INTERNAL int cl1_norm_apply(cudaStream_t st, const float *x, const float
                                     const float *b, const float4 *stats, float *y,
                                     int64_t planes, int64_t C, int64_t hw, int64_t sdiv,
                                     int64_t smod);
+
+/* Statistics for sets that are columns rather than runs: x viewed as (n, c * hw); set r is the
+ * n x hw block of columns [r * hw, (r + 1) * hw) — BatchNorm over (N, C) or (N, C, short L),
+ * where a block per segment would reduce one or a few elements. Blocks of 32 adjacent columns
+ * read each row segment coalesced. Same stats[] layout as cl1_norm_stats; part holds at least
+ * cl1_norm_col_parts(n, c * hw) entries. */
+CL1_OPS_INTERNAL int64_t cl1_norm_col_parts(int64_t n, int64_t cols);
+CL1_OPS_INTERNAL int cl1_norm_stats_cols(cudaStream_t st, const float *x, int64_t n, int64_t c,
+                                         int64_t hw, double eps, cl1_wfd *part, float4 *stats);
+
+/* Normalisation of R short contiguous sets (len <= CL1_NORM_SHORT elements at r * len), fused:
+ * one warp reads its set, reduces (two passes: mean, then squared deviations), and writes y
+ * (the re-reads hit L1). Element i of set r takes
+ * the affine index (r % wmod) * wmul + i / wdiv: LayerNorm rows are (1, 0, 1), GroupNorm
+ * (groups, c/groups, hw). w, b may be NULL. */
+#define CL1_NORM_SHORT 1024
+CL1_OPS_INTERNAL int cl1_norm_short_sets(cudaStream_t st, const float *x, const float *w,
+                                         const float *b, float *y, int64_t R, int64_t len,
+                                         int64_t wmod, int64_t wmul, int64_t wdiv, double eps);
 #endif

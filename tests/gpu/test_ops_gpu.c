@@ -3,7 +3,10 @@
  * (RTLD_LOCAL keeps their identical symbol names apart). Covers the paths the starter tasks'
  * sizes need: unaligned/odd lengths, 393216-long softmax rows, 4M-element layernorm rows,
  * middle- and last-dim sums, GEMM transposes, grouped/strided conv, and a conv whose output
- * has more than INT_MAX elements (the batch-split path). */
+ * has more than INT_MAX elements (the batch-split path); and each path the normalisations,
+ * extremes and depthwise convs take since they were made as fast as PyTorch's: BatchNorm as
+ * columns (hw < 256) and as segments, GroupNorm/LayerNorm as fused short sets (<= 1024) and
+ * chunked, in place, reductions with ties and NaN, direct depthwise 1-d/2-d convs. */
 #include "../harness.h"
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -238,11 +241,136 @@ static void test_conv2d(void **state) {
   conv_case(&big, 1);
 }
 
+typedef int (*bn_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, int64_t, double);
+typedef int (*gn_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, int64_t, int64_t, double);
+typedef int (*red_fn)(void *, int, const float *, void *, int64_t, int64_t, int64_t);
+typedef int (*cnd_fn)(void *, const float *, const float *, const float *, float *, const cl1_convnd_desc *);
+
+static void test_batchnorm(void **state) {
+  (void)state;
+  bn_fn h = (bn_fn)hsym("cl1_op_batchnorm_train"), c = (bn_fn)csym("cl1_op_batchnorm_train");
+  /* (n, c, hw): (N, C) columns as after a GEMM, odd widths, a short-plane BatchNorm1d, the
+     flat apply below 1024, the segment path */
+  int64_t shapes[][3] = {{1024, 8192, 1}, {37, 33, 1}, {5, 7, 3}, {16, 64, 300}, {4, 3, 5000}, {1, 5, 1}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t N = shapes[s][0], C = shapes[s][1], HW = shapes[s][2], n = N * C * HW;
+    float off = s == 1 ? 300.f : 0.f;  // a large mean must not cancel the variance
+    float *x = hrnd(n, 1, off), *w = hrnd(C, 0.5f, 1), *b = hrnd(C, 1, 0), *want = hrnd(n, 0, 0);
+    float *dx = dcopy(x, n, 0), *dw = dcopy(w, C, 0), *db = dcopy(b, C, 0), *dy = dcopy(NULL, n, 0);
+    assert_int_equal(h(NULL, x, w, b, want, N, C, HW, 1e-5), 0);
+    assert_int_equal(c(NULL, dx, dw, db, dy, N, C, HW, 1e-5), 0);
+    float *got = back(dy, n);
+    double tol = s == 1 ? 1e-4 : 2e-5;
+    close_all("batchnorm", got, want, n, tol, tol);
+    free(got), free(x), free(w), free(b), free(want);
+    dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+  }
+}
+
+static void test_groupnorm_layernorm_short(void **state) {
+  (void)state;
+  gn_fn h = (gn_fn)hsym("cl1_op_groupnorm"), c = (gn_fn)csym("cl1_op_groupnorm");
+  /* (n, c, hw, groups): GroupNorm after a GEMM (hw = 1), odd sets, InstanceNorm of short planes,
+     len = 1024 (the last short one) and 1056 (chunked) */
+  int64_t shapes[][4] = {{512, 1024, 1, 32}, {3, 15, 1, 5}, {2, 6, 7, 6}, {2, 8, 256, 2}, {2, 4, 264, 1}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t N = shapes[s][0], C = shapes[s][1], HW = shapes[s][2], G = shapes[s][3], n = N * C * HW;
+    float *x = hrnd(n, 1, 0.5f), *w = hrnd(C, 0.5f, 1), *b = hrnd(C, 1, 0), *want = hrnd(n, 0, 0);
+    float *dx = dcopy(x, n, 0), *dw = dcopy(w, C, 0), *db = dcopy(b, C, 0), *dy = dcopy(NULL, n, 0);
+    assert_int_equal(h(NULL, x, w, b, want, N, C, HW, G, 1e-5), 0);
+    assert_int_equal(c(NULL, dx, dw, db, dy, N, C, HW, G, 1e-5), 0);
+    float *got = back(dy, n);
+    close_all("groupnorm", got, want, n, 2e-5, 2e-5);
+    free(got);
+    assert_int_equal(c(NULL, dx, NULL, NULL, dx, N, C, HW, G, 1e-5), 0);  // in place, no affine
+    assert_int_equal(h(NULL, x, NULL, NULL, want, N, C, HW, G, 1e-5), 0);
+    got = back(dx, n);
+    close_all("groupnorm in place", got, want, n, 2e-5, 2e-5);
+    free(got), free(x), free(w), free(b), free(want);
+    dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+  }
+  ln_fn lh = (ln_fn)hsym("cl1_op_layernorm"), lc = (ln_fn)csym("cl1_op_layernorm");
+  int64_t rows[][2] = {{65536, 64}, {33, 1}, {7, 1024}, {5, 1025}, {129, 37}};
+  for (size_t s = 0; s < sizeof rows / sizeof *rows; s++) {
+    int64_t R = rows[s][0], C = rows[s][1], n = R * C;
+    float *x = hrnd(n, 1, s == 4 ? 300.f : 0.f), *w = hrnd(C, 0.5f, 1), *b = hrnd(C, 1, 0), *want = hrnd(n, 0, 0);
+    float *dx = dcopy(x, n, 0), *dw = dcopy(w, C, 0), *db = dcopy(b, C, 0);
+    assert_int_equal(lh(NULL, x, w, b, want, R, C, 1e-5), 0);
+    assert_int_equal(lc(NULL, dx, dw, db, dx, R, C, 1e-5), 0);  // in place
+    float *got = back(dx, n);
+    double tol = s == 4 ? 1e-4 : 2e-5;
+    close_all("layernorm (short rows, in place)", got, want, n, tol, tol);
+    free(got), free(x), free(w), free(b), free(want);
+    dfree(dx, 0), dfree(dw, 0), dfree(db, 0);
+  }
+}
+
+static void test_reduce_extremes(void **state) {
+  (void)state;
+  red_fn h = (red_fn)hsym("cl1_op_reduce"), c = (red_fn)csym("cl1_op_reduce");
+  /* (outer, red, inner): the unrolled tiled path with a red not a multiple of 64, short red,
+     rowwise (inner < 32) */
+  int64_t shapes[][3] = {{3, 4099, 257}, {2, 70, 33}, {4, 5, 40}, {5, 1000, 3}};
+  for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    int64_t O = shapes[s][0], R = shapes[s][1], I = shapes[s][2], n = O * R * I;
+    float *x = hrnd(n, 1, 0);
+    for (int64_t i = 0; i < n; i += 7) x[i] = 0.25f;  // ties: the first index must win
+    x[n / 2] = NAN;                                     // NaN propagates / is the extreme
+    float *dx = dcopy(x, n, 0);
+    int64_t *want = malloc(sizeof(int64_t) * (size_t)(O * I)), *got = malloc(sizeof(int64_t) * (size_t)(O * I)), *dy;
+    assert_int_equal(cudaMalloc((void **)&dy, sizeof(int64_t) * (size_t)(O * I)), cudaSuccess);
+    for (int kind = CL1_REDUCE_MAX; kind <= CL1_REDUCE_ARGMIN; kind++) {
+      assert_int_equal(h(NULL, kind, x, want, O, R, I), 0);
+      assert_int_equal(c(NULL, kind, dx, dy, O, R, I), 0);
+      assert_int_equal(cudaMemcpy(got, dy, sizeof(int64_t) * (size_t)(O * I), cudaMemcpyDeviceToHost), cudaSuccess);
+      for (int64_t i = 0; i < O * I; i++) {
+        if (kind >= CL1_REDUCE_ARGMAX) {
+          if (got[i] != want[i]) fail_msg("reduce %d %zu: out %lld: cuda %lld host %lld", kind, s, (long long)i, (long long)got[i], (long long)want[i]);
+        } else {
+          float g = ((float *)got)[i], w = ((float *)want)[i];
+          if (!(g == w || (isnan(g) && isnan(w)))) fail_msg("reduce %d %zu: out %lld: cuda %g host %g", kind, s, (long long)i, g, w);
+        }
+      }
+    }
+    free(x), free(want), free(got), dfree(dx, 0), cudaFree(dy);
+  }
+}
+
+static void test_conv_depthwise(void **state) {
+  (void)state;
+  cnd_fn h = (cnd_fn)hsym("cl1_op_convnd"), c = (cnd_fn)csym("cl1_op_convnd");
+  cl1_convnd_desc ds[] = {
+      /* KernelBench 83's shape class: 3 x 1 kernel */
+      {.nd = 2, .n = 4, .c = 8, .k = 8, .groups = 8, .in = {67, 65}, .ker = {3, 1}, .stride = {1, 1}, .pad = {0, 0}, .dil = {1, 1}},
+      /* stride, padding, dilation, channel multiplier 2 */
+      {.nd = 2, .n = 2, .c = 3, .k = 6, .groups = 3, .in = {17, 19}, .ker = {3, 5}, .stride = {2, 3}, .pad = {1, 2}, .dil = {2, 1}},
+      {.nd = 1, .n = 3, .c = 5, .k = 5, .groups = 5, .in = {101}, .ker = {7}, .stride = {2}, .pad = {3}, .dil = {1}},
+  };
+  for (size_t s = 0; s < sizeof ds / sizeof *ds; s++) {
+    const cl1_convnd_desc *d = &ds[s];
+    int64_t in_sp = 1, out_sp = 1, ksp = 1;
+    for (int i = 0; i < d->nd; i++) in_sp *= d->in[i], out_sp *= cl1_convnd_out(d, i), ksp *= d->ker[i];
+    int64_t nx = d->n * d->c * in_sp, ny = d->n * d->k * out_sp, nw = d->k * ksp;
+    float *x = hrnd(nx, 1, 0), *w = hrnd(nw, 0.5f, 0), *b = hrnd(d->k, 1, 0), *want = hrnd(ny, 0, 0);
+    float *dx = dcopy(x, nx, 0), *dw = dcopy(w, nw, 0), *db = dcopy(b, d->k, 0), *dy = dcopy(NULL, ny, 0);
+    for (int withb = 0; withb < 2; withb++) {
+      assert_int_equal(h(NULL, x, w, withb ? b : NULL, want, d), 0);
+      assert_int_equal(c(NULL, dx, dw, withb ? db : NULL, dy, d), 0);
+      float *got = back(dy, ny);
+      close_all("depthwise conv", got, want, ny, 1e-5, 1e-5);  // direct FP32, no TF32
+      free(got);
+    }
+    free(x), free(w), free(b), free(want), dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_relu_bias), cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_sum_dim),   cmocka_unit_test(test_layernorm),
       cmocka_unit_test(test_gemm),      cmocka_unit_test(test_conv2d),
+      cmocka_unit_test(test_batchnorm), cmocka_unit_test(test_groupnorm_layernorm_short),
+      cmocka_unit_test(test_reduce_extremes), cmocka_unit_test(test_conv_depthwise),
   };
   return cmocka_run_group_tests_name("ops_gpu", tests, setup_libs, NULL);
 }
