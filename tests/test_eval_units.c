@@ -92,6 +92,44 @@ static void test_cmp_parallel_equals_serial(void **st) {
   free(cand);
 }
 
+/* The float32 loop skips the division unless max_rel grows: its maxima must equal a brute-force
+ * pass, with zeros in the reference excluded from max_rel and non-finite pairs in between. */
+static void test_cmp_f32_maxima(void **st) {
+  (void)st;
+  enum { N = 4099 };
+  static float ref[N], cand[N];
+  static double dref[N], dcand[N];
+  uint64_t r = 12345;
+  double want_abs = 0, want_rel = 0;
+  for (int i = 0; i < N; i++) {
+    r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+    ref[i] = (i % 17 == 0) ? 0.0f : (float)((double)(r >> 11) / 9007199254740992.0 * 4 - 2);
+    cand[i] = ref[i] + (float)(((double)((r >> 20) % 1000) - 500) * 1e-9);
+    if (i == 1000) ref[i] = cand[i] = INFINITY;
+    if (i == 2000) ref[i] = cand[i] = NAN;
+    dref[i] = ref[i], dcand[i] = cand[i];
+    if (!isfinite(ref[i])) continue;
+    double d = fabs((double)cand[i] - ref[i]);
+    if (d > want_abs) want_abs = d;
+    if (ref[i] != 0 && d / fabs((double)ref[i]) > want_rel) want_rel = d / fabs((double)ref[i]);
+  }
+  cl1_cmp a, b;
+  cl1_cmp_init(&a);
+  cl1_cmp_init(&b);
+  cl1_cmp_add(&a, CL1_F32, cand, ref, N, 1e-4, 1e-4);
+  cl1_cmp_add(&b, CL1_F64, dcand, dref, N, 1e-4, 1e-4);  // the general loop
+  assert_int_equal(a.n_bad, 0);
+  assert_int_equal(b.n_bad, 0);
+  assert_true(a.max_abs == want_abs && b.max_abs == want_abs);
+  assert_true(a.max_rel == want_rel && b.max_rel == want_rel);
+  cand[3000] = NAN;  // a NaN between finite pairs: counted as never written, at its index
+  cl1_cmp_init(&a);
+  cl1_cmp_add(&a, CL1_F32, cand, ref, N, 1e-4, 1e-4);
+  assert_int_equal(a.n_bad, 1);
+  assert_int_equal(a.n_nan, 1);
+  assert_int_equal(a.first_bad, 3000);
+}
+
 static void test_stats(void **st) {
   (void)st;
   double x[9] = {5, 1, 9, 3, 7, 2, 8, 4, 6};
@@ -144,6 +182,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
       cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_cmp_parallel_equals_serial),
+      cmocka_unit_test(test_cmp_f32_maxima),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
   };

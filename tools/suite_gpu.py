@@ -14,6 +14,8 @@ files (large shape sets hold up to 16 GB per task):
          interleaved; L2 flushed by writing 2x its size before every call; CUDA events on one
          stream; median of >= 30 trials, stopping at a 1% CI or the time budget). The ratio
          reference / eager is the fidelity figure of bench/ref_fidelity.
+         --profile: each side's top CUDA kernels by device time per call (torch.profiler,
+         which sees the C reference's kernels too: same process), to say why a ratio is off.
 
 Tolerance test as everywhere in cudal1: |ref - twin| <= atol + rtol * |twin|. Tasks run in a
 child process that the parent restarts after a crash or a sticky CUDA error, so one broken task
@@ -219,7 +221,28 @@ def ci_rel(x):
     return (s[hi] - s[lo]) / m if m > 0 else float("inf")
 
 
-def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s):
+def kernel_table(torch, fn, reps=3, top=12):
+    """The CUDA kernels (and copies) fn launches, by total device time per call: [[name, us, n]].
+    CUPTI through torch.profiler sees every kernel of the process, the C reference's too."""
+    from torch.profiler import profile, ProfilerActivity
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    rows = []
+    for a in prof.key_averages():
+        us = getattr(a, "device_time_total", None)
+        if us is None:
+            us = getattr(a, "cuda_time_total", 0)
+        if us > 0:
+            rows.append([a.key[:90], round(us / reps, 2), round(a.count / reps, 2)])
+    rows.sort(key=lambda r: -r[1])
+    return rows[:top]
+
+
+def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s, do_profile=False):
     """small/large: CUDA reference vs twin on CUDA; optionally both timed."""
     e = Embed(lib, tid, shapes, "cuda")
     # a task whose reference runs its convolutions in full FP32 (attr conv_tf32 = 0) has a twin
@@ -243,20 +266,23 @@ def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s):
         why, worst = compare(torch, outs, list(res), e.meta["atol"], e.meta["rtol"])
         row = {"pass": not why, "reason": why, **worst}
         del res
+        inp = ptrs(ins)
+
+        def ref():
+            e.check(e.lib.cl1_embed_forward(e.h, inp), "forward")
+
+        def twin():
+            with torch.no_grad():
+                model(*ins)
         if do_time:
             flush = torch.empty(max(2 * int(e.meta["l2_bytes"]), 1 << 20), dtype=torch.uint8, device="cuda")
-            inp = ptrs(ins)
-
-            def ref():
-                e.check(e.lib.cl1_embed_forward(e.h, inp), "forward")
-
-            def twin():
-                with torch.no_grad():
-                    model(*ins)
             with torch.cuda.stream(st):
                 (rm, tm), (rc, tc), n = timed(torch, [ref, twin], flush, budget_s)
             row.update({"ref_ms": rm, "eager_ms": tm, "ratio": rm / tm if tm > 0 else None,
                         "ref_ci_rel": rc, "eager_ci_rel": tc, "trials": n})
+        if do_profile:
+            with torch.cuda.stream(st):
+                row["profile"] = {"ref": kernel_table(torch, ref), "eager": kernel_table(torch, twin)}
         return row
     finally:
         torch.backends.cudnn.allow_tf32 = True
@@ -280,7 +306,8 @@ def worker(args):
                 if shapes == "test":
                     r = check_test(torch, lib, tid, args.seed)
                 else:
-                    r = check_twin(torch, lib, tid, shapes, args.seed, args.time, args.budget)
+                    r = check_twin(torch, lib, tid, shapes, args.seed, args.time, args.budget,
+                                   args.profile)
             except Exception as ex:  # a broken task is a failed check, not a crashed run
                 r = {"pass": False, "reason": f"{type(ex).__name__}: {ex}"}
             r["wall_s"] = round(time.time() - t0, 3)
@@ -344,6 +371,9 @@ def report(r, shapes):
     for s in shapes:
         if r.get(s, {}).get("reason"):
             print(f"    {s}: {r[s]['reason'][:300]}", flush=True)
+        for side, rows in r.get(s, {}).get("profile", {}).items():
+            for name, us, n in rows[:8]:
+                print(f"    {s} {side:5s} {us:10.1f} us x{n:<5g} {name[:70]}", flush=True)
 
 
 def main():
@@ -356,6 +386,8 @@ def main():
     ap.add_argument("--time", action="store_true", help="also time reference and eager twin")
     ap.add_argument("--budget", type=float, default=2.0, help="timing seconds per task and shape set")
     ap.add_argument("--min-trials", type=int, default=30)
+    ap.add_argument("--profile", action="store_true",
+                    help="also record each side's top CUDA kernels (torch.profiler) per task and shape set")
     ap.add_argument("--out", default=None)
     ap.add_argument("--task-timeout", type=float, default=300.0, help="seconds one task may take")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -378,6 +410,7 @@ def main():
                "--seed", str(args.seed), "--budget", str(args.budget),
                "--min-trials", str(args.min_trials)]
         cmd += ["--time"] if args.time else []
+        cmd += ["--profile"] if args.profile else []
         for s in args.shapes:
             cmd += ["--shapes", s]
         for t in todo:

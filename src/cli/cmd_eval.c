@@ -55,7 +55,8 @@ static void report(const cl1_eval_opts *o, const cl1_eval_result *r) {
     printf("          candidate %.4f ms  [IQR %.4f-%.4f, min %.4f, n=%d]%s\n", r->cand.median,
            r->cand.q1, r->cand.q3, r->cand.min, r->cand.n,
            r->measurements > 1 ? "  (re-measured)" : "");
-    printf("speedup   %.3fx\n", r->speedup);
+    printf("speedup   %.3fx  (median of %d paired trials, 95%% CI +-%.1f%%)\n", r->speedup,
+           r->ref.n < r->cand.n ? r->ref.n : r->cand.n, 50 * r->speedup_ci_rel);
   }
   printf("reward    %.3f\n", r->reward);
   if (r->n_flags) {

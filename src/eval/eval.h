@@ -44,7 +44,8 @@ typedef struct {
   cl1_stats ref, cand;
   double ref_ev_med, cand_ev_med;
   double ref_overhead_ms, cand_overhead_ms; /* judge round trip minus reported wall, medians */
-  double speedup, reward;
+  double speedup, reward;        /* speedup: median of the paired (ABAB) ref / cand ratios */
+  double speedup_ci_rel;         /* relative width of its 95% CI */
   int measurements;              /* 1 + re-measurements */
   double remeasured[4];          /* speedups of the re-measurements */
   int n_flags;

@@ -48,6 +48,7 @@ char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
       cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->remeasured[i]));
   }
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
+  cJSON_AddNumberToObject(j, "speedup_ci95_rel", r->speedup_ci_rel);
   cJSON_AddNumberToObject(j, "reward", r->reward);
   cJSON *f = cJSON_AddArrayToObject(j, "flags");
   for (int i = 0; i < r->n_flags; i++) cJSON_AddItemToArray(f, cJSON_CreateString(r->flags[i]));

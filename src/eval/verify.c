@@ -1,6 +1,7 @@
 /* verify.c — elementwise comparison with the task's tolerance (see verify.h). */
 #include "verify.h"
 #include <math.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -48,36 +49,61 @@ static void mark_bad(cl1_cmp *c, int64_t i, double x, double r) {
   }
 }
 
+/* One pair under the rules: integers exact; NaN only where the reference has NaN (a NaN
+ * where a number belongs counts as never written); infinities equal; finite values within
+ * atol + rtol * |ref|. i is relative to c->n. */
+static void cmp_one(cl1_cmp *c, int64_t i, double x, double r, bool is_int, double atol,
+                    double rtol) {
+  if (is_int) {
+    if (x != r) mark_bad(c, i, x, r);
+    double d = fabs(x - r);
+    if (d > c->max_abs) c->max_abs = d;
+    return;
+  }
+  if (isnan(x)) {
+    if (!isnan(r)) { c->n_nan++; mark_bad(c, i, x, r); }
+    return;
+  }
+  if (isnan(r) || isinf(r) || isinf(x)) {
+    if (x != r) mark_bad(c, i, x, r);
+    return;
+  }
+  double d = fabs(x - r), ar = fabs(r);
+  if (d > c->max_abs) c->max_abs = d;
+  if (ar > 0 && d / ar > c->max_rel) c->max_rel = d / ar;
+  if (d > atol + rtol * ar) mark_bad(c, i, x, r);
+}
+
+/* The common case (float32 outputs), as one tight loop: finite pairs need no classification,
+ * and max_rel needs a division only when it grows — the general loop's per-element division
+ * and type switch held a 67M-element compare to ~16 GB/s on 16 threads (34 ms, 11 times per
+ * evaluation of a level-1 task). */
+static void cmp_f32(cl1_cmp *c, const float *cand, const float *ref, int64_t n, double atol,
+                    double rtol) {
+  double max_abs = c->max_abs, max_rel = c->max_rel;
+  for (int64_t i = 0; i < n; i++) {
+    float xf = cand[i], rf = ref[i];
+    if (__builtin_expect(!(isfinite(xf) && isfinite(rf)), 0)) {
+      cmp_one(c, i, xf, rf, false, atol, rtol);
+      continue;
+    }
+    double d = fabs((double)xf - (double)rf), ar = fabs((double)rf);
+    if (d > max_abs) max_abs = d;
+    if (d > max_rel * ar && ar > 0) max_rel = d / ar;
+    if (d > atol + rtol * ar) mark_bad(c, i, xf, rf);
+  }
+  /* cmp_one never touches max_abs/max_rel for non-finite pairs, so the locals are the maxima */
+  c->max_abs = max_abs, c->max_rel = max_rel;
+}
+
 void cl1_cmp_add(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n, double atol,
                  double rtol) {
-  int is_int = dtype == CL1_I32 || dtype == CL1_I64 || dtype == CL1_U8 || dtype == CL1_BOOL;
-  for (int64_t i = 0; i < n; i++) {
-    double x, r;
-    if (dtype == CL1_F32) { /* the common case, without the switch */
-      x = ((const float *)cand)[i];
-      r = ((const float *)ref)[i];
-    } else {
-      x = cl1_value_at(dtype, cand, i);
-      r = cl1_value_at(dtype, ref, i);
-    }
-    if (is_int) {
-      if (x != r) mark_bad(c, i, x, r);
-      double d = fabs(x - r);
-      if (d > c->max_abs) c->max_abs = d;
-      continue;
-    }
-    if (isnan(x)) {
-      if (!isnan(r)) { c->n_nan++; mark_bad(c, i, x, r); }
-      continue;
-    }
-    if (isnan(r) || isinf(r) || isinf(x)) {
-      if (x != r) mark_bad(c, i, x, r);
-      continue;
-    }
-    double d = fabs(x - r), ar = fabs(r);
-    if (d > c->max_abs) c->max_abs = d;
-    if (ar > 0 && d / ar > c->max_rel) c->max_rel = d / ar;
-    if (d > atol + rtol * ar) mark_bad(c, i, x, r);
+  if (dtype == CL1_F32) {
+    cmp_f32(c, cand, ref, n, atol, rtol);
+  } else {
+    bool is_int = dtype == CL1_I32 || dtype == CL1_I64 || dtype == CL1_U8 || dtype == CL1_BOOL;
+    for (int64_t i = 0; i < n; i++)
+      cmp_one(c, i, cl1_value_at(dtype, cand, i), cl1_value_at(dtype, ref, i), is_int, atol, rtol);
   }
   c->n += n;
 }

@@ -25,7 +25,7 @@ typedef struct {
   cl1_task *task;
   cl1_inst inst;
   cl1_dev dev;
-  bool dev_open, is_cand;
+  bool dev_open, is_cand, primed;
   unsigned char *shm;
   size_t shm_bytes, region_bytes, offs[CL1_TASK_MAX_TENSORS];
   void *lib;
@@ -166,6 +166,9 @@ static void drop_state(worker *w) {
   }
 }
 
+static int fill_slot(worker *w, int s, uint64_t seed, cl1_err *err);
+static void bind_slot(worker *w, int s);
+
 static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   drop_state(w);
   uint64_t seed = seed_of(m, "seed");
@@ -188,6 +191,17 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
     if (w->dev.sync(&w->dev, err)) return cl1_err_wrap(err, "after cl1_setup");
   }
   w->call.state = w->state;
+  /* The reference's first call builds its plans (cuDNN algorithm choice, lazy kernel loading:
+     180 ms for a conv) — done here, on inputs from a seed nobody else uses, while the candidate
+     runs its own cl1_setup, instead of on the critical path of the first check. */
+  if (!w->is_cand && !w->primed && rc == 0) {
+    w->primed = true;
+    if (fill_slot(w, 0, seed ^ 0x5DEECE66DULL, err)) return -1;
+    bind_slot(w, 0);
+    int prc = w->forward(&w->call);
+    if (w->dev.sync(&w->dev, err)) return cl1_err_wrap(err, "priming the reference");
+    if (prc) return cl1_err_set(err, "the reference's cl1_forward returned %d (priming call)", prc);
+  }
   cJSON_AddNumberToObject(out, "rc", rc);
   return 0;
 }
