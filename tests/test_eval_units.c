@@ -130,6 +130,44 @@ static void test_cmp_f32_maxima(void **st) {
   assert_int_equal(a.first_bad, 3000);
 }
 
+/* The sampled compare sees a secret 1 in k of the blocks: an output wrong everywhere is caught,
+ * one wrong block is caught only when its block is drawn, first_bad stays absolute, and the
+ * blocks drawn depend on the secret. */
+static void test_cmp_sampled(void **st) {
+  (void)st;
+  int64_t n = (1 << 21) + 100;
+  float *ref = malloc(sizeof(float) * (size_t)n), *cand = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) ref[i] = cand[i] = (float)(i % 977);
+  cl1_cmp a;
+  cl1_cmp_init(&a);
+  cl1_cmp_add_sampled(&a, CL1_F32, cand, ref, n, 1e-4, 1e-4, 4, 42, 8);
+  assert_int_equal(a.n_bad, 0);
+  assert_true(a.n > n / 16 && a.n < n / 4);  /* about an eighth compared */
+  for (int64_t i = 0; i < n; i++) cand[i] += 1.0f;  /* stale everywhere */
+  cl1_cmp_init(&a);
+  cl1_cmp_add_sampled(&a, CL1_F32, cand, ref, n, 1e-4, 1e-4, 4, 42, 8);
+  assert_true(a.n_bad == a.n && a.n > 0);
+  for (int64_t i = 0; i < n; i++) cand[i] = ref[i];
+  cand[n - 5] = NAN;  /* one bad element in the last block */
+  int caught = 0;
+  for (uint64_t secret = 1; secret <= 64; secret++) {
+    cl1_cmp_init(&a);
+    cl1_cmp_add_sampled(&a, CL1_F32, cand, ref, n, 1e-4, 1e-4, 3, secret, 8);
+    if (a.n_bad) {
+      caught++;
+      assert_int_equal(a.first_bad, n - 5);
+      assert_int_equal(a.n_nan, 1);
+    }
+  }
+  assert_true(caught > 0 && caught < 64);  /* drawn by some secrets, not all */
+  cl1_cmp_init(&a);
+  cl1_cmp_add_sampled(&a, CL1_F32, cand, ref, n, 1e-4, 1e-4, 3, 7, 1);  /* keep 1: everything */
+  assert_int_equal(a.n, n);
+  assert_int_equal(a.first_bad, n - 5);
+  free(ref);
+  free(cand);
+}
+
 static void test_stats(void **st) {
   (void)st;
   double x[9] = {5, 1, 9, 3, 7, 2, 8, 4, 6};
@@ -182,7 +220,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
       cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_cmp_parallel_equals_serial),
-      cmocka_unit_test(test_cmp_f32_maxima),
+      cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
   };

@@ -25,6 +25,8 @@ static const char help[] =
     "  --min-trials N       timed trials per solution, at least (default 30)\n"
     "  --max-trials N       at most (default 1000)\n"
     "  --time-budget S      seconds for the timing phase (default 2)\n"
+    "  --time-sets N        input sets rotated while timing, 1-4 (default 4 when they fit\n"
+    "                       in 16 GB of GPU memory, else 2)\n"
     "  --timeout S          per-call time limit in seconds (default 10)\n"
     "  --suspicious X       re-measure speedups >= X in fresh processes (default 3)\n"
     "  --remeasure N        how many re-measurements (default 2)\n"
@@ -101,6 +103,7 @@ int cl1_cmd_eval(int argc, char **argv) {
     else if (!strcmp(a, "--seed")) { NEED(); if (cl1_cli_int(a, next, 1, (long long)9e18, &v)) return 2; o.seed = (uint64_t)v; }
     else if (!strcmp(a, "--min-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.min_trials = (int)v; }
     else if (!strcmp(a, "--max-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.max_trials = (int)v; }
+    else if (!strcmp(a, "--time-sets")) { NEED(); if (cl1_cli_int(a, next, 1, 4, &v)) return 2; o.time_sets = (int)v; }
     else if (!strcmp(a, "--time-budget")) { NEED(); if (cl1_cli_double(a, next, 0, 3600, &d)) return 2; o.time_budget_s = d; }
     else if (!strcmp(a, "--timeout")) { NEED(); if (cl1_cli_double(a, next, 0.1, 3600, &d)) return 2; o.call_timeout_s = d; }
     else if (!strcmp(a, "--suspicious")) { NEED(); if (cl1_cli_double(a, next, 1, 1e9, &d)) return 2; o.suspicious_speedup = d; }

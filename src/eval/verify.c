@@ -123,57 +123,109 @@ void cl1_cmp_describe(const cl1_cmp *c, char *out, size_t n) {
   }
 }
 
+/* Folds k (whose first_bad is an absolute index) into c; n is added by the caller. */
+static void cmp_merge(cl1_cmp *c, const cl1_cmp *k) {
+  if (k->n_bad && (c->first_bad < 0 || k->first_bad < c->first_bad)) {
+    c->first_bad = k->first_bad;
+    c->bad_cand = k->bad_cand;
+    c->bad_ref = k->bad_ref;
+  }
+  c->n_bad += k->n_bad;
+  c->n_nan += k->n_nan;
+  if (k->max_abs > c->max_abs) c->max_abs = k->max_abs;
+  if (k->max_rel > c->max_rel) c->max_rel = k->max_rel;
+}
+
+#define CMP_BLOCK 4096  /* elements per sampling block */
+
+/* Is block b among those a sampled compare keeps (1 in keep, chosen by a secret)? */
+static bool kept(uint64_t secret, int64_t b, int keep) {
+  if (keep <= 1) return true;
+  uint64_t z = secret + (uint64_t)b * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return (z ^ (z >> 31)) % (uint64_t)keep == 0;
+}
+
 typedef struct {
-  cl1_cmp c;
+  cl1_cmp c;       /* first_bad absolute; n = elements compared */
   int dtype;
-  const unsigned char *cand, *ref;
-  int64_t n;
+  size_t es;
+  const unsigned char *cand, *ref;  /* the whole buffers */
+  int64_t lo, hi;                   /* this job's element range */
   double atol, rtol;
+  uint64_t secret;
+  int keep;
 } cmp_job;
 
 static void *cmp_thread(void *arg) {
   cmp_job *j = arg;
   cl1_cmp_init(&j->c);
-  cl1_cmp_add(&j->c, j->dtype, j->cand, j->ref, j->n, j->atol, j->rtol);
+  if (j->keep <= 1) {
+    cl1_cmp one;
+    cl1_cmp_init(&one);
+    one.n = j->lo;  /* so that first_bad comes out absolute */
+    cl1_cmp_add(&one, j->dtype, j->cand + (size_t)j->lo * j->es, j->ref + (size_t)j->lo * j->es,
+                j->hi - j->lo, j->atol, j->rtol);
+    cmp_merge(&j->c, &one);
+    j->c.n = j->hi - j->lo;
+    return NULL;
+  }
+  for (int64_t b = j->lo / CMP_BLOCK; b * CMP_BLOCK < j->hi; b++) {
+    if (!kept(j->secret, b, j->keep)) continue;
+    int64_t lo = b * CMP_BLOCK > j->lo ? b * CMP_BLOCK : j->lo;
+    int64_t hi = (b + 1) * CMP_BLOCK < j->hi ? (b + 1) * CMP_BLOCK : j->hi;
+    cl1_cmp one;
+    cl1_cmp_init(&one);
+    one.n = lo;
+    cl1_cmp_add(&one, j->dtype, j->cand + (size_t)lo * j->es, j->ref + (size_t)lo * j->es, hi - lo,
+                j->atol, j->rtol);
+    cmp_merge(&j->c, &one);
+    j->c.n += hi - lo;
+  }
   return NULL;
 }
 
-void cl1_cmp_add_parallel(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
-                          double atol, double rtol, int threads) {
+static void cmp_run(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
+                    double atol, double rtol, int threads, uint64_t secret, int keep) {
   enum { MAX_T = 32 };
   if (threads > MAX_T) threads = MAX_T;
-  if (threads <= 1 || n < ((int64_t)1 << 20)) {
-    cl1_cmp_add(c, dtype, cand, ref, n, atol, rtol);
-    return;
-  }
+  if (threads < 1 || n < ((int64_t)1 << 20)) threads = 1;
   size_t es = dtype == CL1_F64 || dtype == CL1_I64 ? 8 : dtype == CL1_F32 || dtype == CL1_I32 ? 4
               : dtype == CL1_U8 || dtype == CL1_BOOL ? 1 : 2;
   cmp_job jobs[MAX_T];
   pthread_t tid[MAX_T];
-  int64_t chunk = (n + threads - 1) / threads;
+  /* job ranges on block boundaries, so that a block's sampling decision is made once */
+  int64_t blocks = (n + CMP_BLOCK - 1) / CMP_BLOCK, per = (blocks + threads - 1) / threads;
   int started = 0;
   for (int t = 0; t < threads; t++) {
-    int64_t lo = t * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    int64_t lo = t * per * CMP_BLOCK, hi = lo + per * CMP_BLOCK < n ? lo + per * CMP_BLOCK : n;
     if (lo >= hi) break;
-    jobs[t] = (cmp_job){.dtype = dtype, .cand = (const unsigned char *)cand + (size_t)lo * es,
-                        .ref = (const unsigned char *)ref + (size_t)lo * es, .n = hi - lo,
-                        .atol = atol, .rtol = rtol};
-    if (pthread_create(&tid[t], NULL, cmp_thread, &jobs[t])) { cmp_thread(&jobs[t]); tid[t] = 0; }
+    jobs[t] = (cmp_job){.dtype = dtype, .es = es, .cand = cand, .ref = ref, .lo = lo, .hi = hi,
+                        .atol = atol, .rtol = rtol, .secret = secret, .keep = keep};
+    if (threads == 1 || pthread_create(&tid[t], NULL, cmp_thread, &jobs[t])) {
+      cmp_thread(&jobs[t]);
+      tid[t] = 0;
+    }
     started++;
   }
-  int64_t base = c->n;
+  int64_t base = c->n, compared = 0;
   for (int t = 0; t < started; t++) {
     if (tid[t]) pthread_join(tid[t], NULL);
-    const cl1_cmp *k = &jobs[t].c;
-    if (k->n_bad && c->first_bad < 0) {
-      c->first_bad = base + t * chunk + k->first_bad;
-      c->bad_cand = k->bad_cand;
-      c->bad_ref = k->bad_ref;
-    }
-    c->n_bad += k->n_bad;
-    c->n_nan += k->n_nan;
-    if (k->max_abs > c->max_abs) c->max_abs = k->max_abs;
-    if (k->max_rel > c->max_rel) c->max_rel = k->max_rel;
+    cl1_cmp k = jobs[t].c;
+    if (k.n_bad) k.first_bad += base;
+    cmp_merge(c, &k);
+    compared += k.n;
   }
-  c->n += n;
+  c->n += compared;
+}
+
+void cl1_cmp_add_parallel(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
+                          double atol, double rtol, int threads) {
+  cmp_run(c, dtype, cand, ref, n, atol, rtol, threads, 0, 1);
+}
+
+void cl1_cmp_add_sampled(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
+                         double atol, double rtol, int threads, uint64_t secret, int keep) {
+  cmp_run(c, dtype, cand, ref, n, atol, rtol, threads, secret, keep);
 }

@@ -20,6 +20,12 @@ void cl1_cmp_add(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64
 /* The same, split over up to `threads` threads (the judge's large outputs: billions of elements). */
 void cl1_cmp_add_parallel(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
                           double atol, double rtol, int threads);
+/* A sampled compare: the 4096-element blocks chosen 1 in `keep` by a secret (splitmix64 of
+ * secret and the block index), all others skipped; c->n counts the compared elements. For the
+ * re-verification of timed calls: an output made differently when timed (stale, partial,
+ * skipped) is wrong in far more than one block, and no speed comes from a single wrong one. */
+void cl1_cmp_add_sampled(cl1_cmp *c, int dtype, const void *cand, const void *ref, int64_t n,
+                         double atol, double rtol, int threads, uint64_t secret, int keep);
 /* One line describing c (e.g. "12 of 4096 elements wrong, first at [7]: 0.5 vs 0.25"). */
 void cl1_cmp_describe(const cl1_cmp *c, char *out, size_t n);
 

@@ -5,12 +5,16 @@
  * 1-d convolutions run as 2-d with a leading size-1 spatial dim, as PyTorch does. Descriptors and
  * the chosen algorithm are cached per shape; the workspace is the shared cached cuDNN scratch.
  * Tensors past INT_MAX elements are split along the batch, as PyTorch does for cuDNN.
- * Depthwise 1-d/2-d convs go to conv_dw.cu's direct kernel instead, as PyTorch's do. */
+ * Depthwise 1-d/2-d convs go to conv_dw.cu's direct kernel instead, as PyTorch's do; the rest
+ * first try conv_graph.cu (cuDNN's graph API, cached execution plans, PyTorch's v8 path), whose
+ * per-call cost is a fraction of cudnnConvolutionForward's; this legacy path is the fallback. */
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include "cudal1/ops.h"
 #include "conv_dw.cuh"
+#include "conv_graph.cuh"
 
 namespace {
 struct plan {
@@ -57,6 +61,19 @@ int set_tensor(cudnnTensorDescriptor_t t, int n, int c, int nsp, const int *sp) 
   for (int i = nd - 2; i >= 0; i--) strides[i] = strides[i + 1] * dims[i + 1];
   CL1_CUDNN_TRY(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, nd, dims, strides));
   return 0;
+}
+
+// The graph API's view (conv_graph.cuh), 1-d as 2-d as geom_of.
+void graph_geom(const cl1_convnd_desc *d, cl1_cg_geom *c) {
+  memset(c, 0, sizeof *c);
+  geom g;
+  geom_of(d, &g);
+  c->bwd_data = 0, c->nsp = g.nsp, c->no_tf32 = d->no_tf32 != 0;
+  c->n = d->n, c->c = d->c, c->k = d->k, c->groups = d->groups;
+  for (int i = 0; i < g.nsp; i++) {
+    c->in[i] = g.in[i], c->ker[i] = g.ker[i], c->out[i] = g.out[i];
+    c->stride[i] = g.st[i], c->pad[i] = g.pad[i], c->dil[i] = g.dil[i];
+  }
 }
 
 void key_of(const cl1_convnd_desc *d, cl1_convnd_desc *k) {
@@ -171,14 +188,24 @@ extern "C" int cl1_op_convnd(void *stream, const float *x, const float *w, const
   if (cl1_ops_cudnn(st, &h)) return 1;
   cl1_convnd_desc key;
   key_of(d, &key);
-  plan *p;
-  if (plan_get(h, &key, &p)) return 1;
-  void *ws = nullptr;
-  if (cl1_ops_scratch(CL1_SCRATCH_CUDNN, p->ws_bytes, &ws)) return 1;
   const float one = 1.f, zero = 0.f;
   int64_t in_per = d->c, out_per = d->k, out_sp = 1;
   for (int i = 0; i < d->nd; i++) in_per *= d->in[i], out_sp *= cl1_convnd_out(d, i);
   out_per *= out_sp;
+  /* the graph API with a cached plan (as PyTorch), unless a tensor needs the legacy path's
+     batch split or CUDAL1_CONV_LEGACY=1 asks for the legacy API (to compare the two) */
+  static const bool legacy = getenv("CUDAL1_CONV_LEGACY") && !strcmp(getenv("CUDAL1_CONV_LEGACY"), "1");
+  if (!legacy && d->n * in_per <= INT_MAX && d->n * out_per <= INT_MAX) {
+    cl1_cg_geom cg;
+    graph_geom(d, &cg);
+    int g = cl1_conv_graph_run(h, &cg, x, w, y);
+    if (g < 0) return 1;
+    if (g > 0) return bias ? cl1_op_bias_add(stream, y, bias, y, d->n, d->k, out_sp) : 0;
+  }
+  plan *p;
+  if (plan_get(h, &key, &p)) return 1;
+  void *ws = nullptr;
+  if (cl1_ops_scratch(CL1_SCRATCH_CUDNN, p->ws_bytes, &ws)) return 1;
   geom g;
   geom_of(d, &g);
   for (int64_t n0 = 0; n0 < d->n; n0 += p->nb) {

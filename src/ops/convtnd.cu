@@ -5,12 +5,14 @@
  * success, with its math type (CUDNN_DEFAULT_MATH requested: TF32 allowed, as PyTorch allows it
  * for convolutions). 1-d is run as 2-d with a unit height, as PyTorch does. The bias is a
  * separate add. Plans are cached per shape; tensors past INT_MAX elements are split along the
- * batch. */
+ * batch. Before that legacy path, conv_graph.cu's graph-API plan is tried (PyTorch's v8 path,
+ * a fraction of the legacy call's host cost). */
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include "cudal1/ops.h"
-#include "cuda_common.cuh"
+#include "conv_graph.cuh"
 
 namespace {
 const int kMaxDims = CL1_CONVT_MAX_ND + 2;  // tensor dims incl. N and C
@@ -48,6 +50,28 @@ int set_tensor(cudnnTensorDescriptor_t t, int64_t nb, int64_t c, int sp, const i
   for (int i = sp; i >= 0; i--) strides[i] = strides[i + 1] * dims[i + 1];
   CL1_CUDNN_TRY(cudnnSetTensorNdDescriptor(t, CUDNN_DATA_FLOAT, sp + 2, dims, strides));
   return 0;
+}
+
+/* The matching forward conv in the graph API's terms (conv_graph.cuh): its input is our output
+ * (N, C_out, out...), its filter our weight (C_in, C_out/groups, k...), its output our input.
+ * 1 when a tensor exceeds INT_MAX elements (the legacy path splits the batch). */
+int graph_geom(const cl1_convt_desc *d, cl1_cg_geom *c) {
+  memset(c, 0, sizeof *c);
+  int off = d->nd == 1 ? 1 : 0;
+  c->bwd_data = 1, c->nsp = d->nd + off, c->no_tf32 = d->no_tf32 != 0;
+  c->n = d->n, c->c = d->c_out, c->k = d->c_in, c->groups = d->groups;
+  int64_t nx = d->n * d->c_out, ny = d->n * d->c_in;
+  for (int i = 0; i < c->nsp; i++) {
+    int j = i - off;
+    c->in[i] = j >= 0 ? cl1_convt_out(d, j) : 1;
+    c->out[i] = j >= 0 ? d->in[j] : 1;
+    c->ker[i] = j >= 0 ? d->k[j] : 1;
+    c->stride[i] = j >= 0 ? d->stride[j] : 1;
+    c->pad[i] = j >= 0 ? d->pad[j] : 0;
+    c->dil[i] = j >= 0 ? d->dil[j] : 1;
+    nx *= c->in[i], ny *= c->out[i];
+  }
+  return nx > INT_MAX || ny > INT_MAX;
 }
 
 int plan_make(cudnnHandle_t h, const cl1_convt_desc *d, plan &p) {
@@ -155,6 +179,19 @@ extern "C" int cl1_op_convtnd(void *stream, const float *x, const float *w, cons
   cudaStream_t st = (cudaStream_t)stream;
   cudnnHandle_t h;
   if (cl1_ops_cudnn(st, &h)) return 1;
+  /* first the graph API with a cached plan (conv_graph.cu, as PyTorch's v8 path), unless a
+     tensor needs the legacy path's batch split or CUDAL1_CONV_LEGACY=1 */
+  static const bool legacy = getenv("CUDAL1_CONV_LEGACY") && !strcmp(getenv("CUDAL1_CONV_LEGACY"), "1");
+  cl1_cg_geom cg;
+  if (!legacy && !graph_geom(d, &cg)) {
+    int g = cl1_conv_graph_run(h, &cg, y, w, x);  // the forward conv's x is our y
+    if (g < 0) return 1;
+    if (g > 0) {
+      int64_t sp = 1;
+      for (int i = 0; i < d->nd; i++) sp *= cl1_convt_out(d, i);
+      return bias ? cl1_op_bias_add(stream, y, bias, y, d->n, d->c_out, sp) : 0;
+    }
+  }
   plan *p;
   if (plan_get(h, &key, &p)) return 1;
   void *ws = nullptr;

@@ -6,7 +6,8 @@
  * has more than INT_MAX elements (the batch-split path); and each path the normalisations,
  * extremes and depthwise convs take since they were made as fast as PyTorch's: BatchNorm as
  * columns (hw < 256) and as segments, GroupNorm/LayerNorm as fused short sets (<= 1024) and
- * chunked, in place, reductions with ties and NaN, direct depthwise 1-d/2-d convs. */
+ * chunked, in place, reductions with ties and NaN, direct depthwise 1-d/2-d convs, and the
+ * cuDNN graph-API plans for standard and transposed convs. */
 #include "../harness.h"
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -364,6 +365,61 @@ static void test_conv_depthwise(void **state) {
   }
 }
 
+typedef int (*cvt_fn)(void *, const float *, const float *, const float *, float *, const cl1_convt_desc *);
+
+/* Standard and transposed convs through the graph-API plans (conv_graph.cu): 1-d, 2-d, 3-d,
+ * groups, stride/padding/dilation, output padding, full FP32 (no_tf32) compared tightly, TF32
+ * loosely, each shape twice (the second call runs the cached plan). */
+static void test_conv_graph(void **state) {
+  (void)state;
+  cnd_fn h = (cnd_fn)hsym("cl1_op_convnd"), c = (cnd_fn)csym("cl1_op_convnd");
+  cl1_convnd_desc ds[] = {
+      {.nd = 1, .n = 4, .c = 6, .k = 10, .groups = 2, .in = {77}, .ker = {5}, .stride = {2}, .pad = {1}, .dil = {2}, .no_tf32 = 1},
+      {.nd = 2, .n = 2, .c = 8, .k = 16, .groups = 1, .in = {19, 23}, .ker = {3, 5}, .stride = {1, 2}, .pad = {1, 2}, .dil = {1, 1}, .no_tf32 = 1},
+      {.nd = 3, .n = 2, .c = 4, .k = 8, .groups = 1, .in = {9, 10, 11}, .ker = {3, 3, 3}, .stride = {1, 1, 1}, .pad = {0, 1, 0}, .dil = {1, 1, 1}, .no_tf32 = 0},
+  };
+  for (size_t s = 0; s < sizeof ds / sizeof *ds; s++) {
+    const cl1_convnd_desc *d = &ds[s];
+    int64_t in_sp = 1, out_sp = 1, ksp = 1;
+    for (int i = 0; i < d->nd; i++) in_sp *= d->in[i], out_sp *= cl1_convnd_out(d, i), ksp *= d->ker[i];
+    int64_t nx = d->n * d->c * in_sp, ny = d->n * d->k * out_sp, nw = d->k * (d->c / d->groups) * ksp;
+    float *x = hrnd(nx, 1, 0), *w = hrnd(nw, 0.3f, 0), *b = hrnd(d->k, 1, 0), *want = hrnd(ny, 0, 0);
+    float *dx = dcopy(x, nx, 0), *dw = dcopy(w, nw, 0), *db = dcopy(b, d->k, 0), *dy = dcopy(NULL, ny, 0);
+    assert_int_equal(h(NULL, x, w, b, want, d), 0);
+    double tol = d->no_tf32 ? 1e-5 : 1e-2;
+    for (int rep = 0; rep < 2; rep++) {
+      assert_int_equal(c(NULL, dx, dw, db, dy, d), 0);
+      float *got = back(dy, ny);
+      close_all("conv (graph API)", got, want, ny, tol, tol);
+      free(got);
+    }
+    free(x), free(w), free(b), free(want), dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+  }
+  cvt_fn th = (cvt_fn)hsym("cl1_op_convtnd"), tc = (cvt_fn)csym("cl1_op_convtnd");
+  cl1_convt_desc ts[] = {
+      {.nd = 1, .n = 3, .c_in = 4, .c_out = 6, .in = {33}, .k = {4}, .stride = {2}, .pad = {1}, .out_pad = {1}, .dil = {1}, .groups = 2, .no_tf32 = 1},
+      {.nd = 2, .n = 2, .c_in = 8, .c_out = 5, .in = {13, 9}, .k = {3, 5}, .stride = {2, 3}, .pad = {1, 2}, .out_pad = {1, 0}, .dil = {1, 2}, .groups = 1, .no_tf32 = 1},
+      {.nd = 3, .n = 2, .c_in = 4, .c_out = 4, .in = {5, 6, 7}, .k = {3, 3, 3}, .stride = {2, 2, 2}, .pad = {1, 1, 1}, .out_pad = {0, 1, 0}, .dil = {1, 1, 1}, .groups = 1, .no_tf32 = 0},
+  };
+  for (size_t s = 0; s < sizeof ts / sizeof *ts; s++) {
+    const cl1_convt_desc *d = &ts[s];
+    int64_t in_sp = 1, out_sp = 1, ksp = 1;
+    for (int i = 0; i < d->nd; i++) in_sp *= d->in[i], out_sp *= cl1_convt_out(d, i), ksp *= d->k[i];
+    int64_t nx = d->n * d->c_in * in_sp, ny = d->n * d->c_out * out_sp, nw = d->c_in * (d->c_out / d->groups) * ksp;
+    float *x = hrnd(nx, 1, 0), *w = hrnd(nw, 0.3f, 0), *b = hrnd(d->c_out, 1, 0), *want = hrnd(ny, 0, 0);
+    float *dx = dcopy(x, nx, 0), *dw = dcopy(w, nw, 0), *db = dcopy(b, d->c_out, 0), *dy = dcopy(NULL, ny, 0);
+    assert_int_equal(th(NULL, x, w, b, want, d), 0);
+    double tol = d->no_tf32 ? 1e-5 : 1e-2;
+    for (int rep = 0; rep < 2; rep++) {
+      assert_int_equal(tc(NULL, dx, dw, db, dy, d), 0);
+      float *got = back(dy, ny);
+      close_all("transposed conv (graph API)", got, want, ny, tol, tol);
+      free(got);
+    }
+    free(x), free(w), free(b), free(want), dfree(dx, 0), dfree(dw, 0), dfree(db, 0), dfree(dy, 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_relu_bias), cmocka_unit_test(test_softmax),
@@ -371,6 +427,7 @@ int main(void) {
       cmocka_unit_test(test_gemm),      cmocka_unit_test(test_conv2d),
       cmocka_unit_test(test_batchnorm), cmocka_unit_test(test_groupnorm_layernorm_short),
       cmocka_unit_test(test_reduce_extremes), cmocka_unit_test(test_conv_depthwise),
+      cmocka_unit_test(test_conv_graph),
   };
   return cmocka_run_group_tests_name("ops_gpu", tests, setup_libs, NULL);
 }

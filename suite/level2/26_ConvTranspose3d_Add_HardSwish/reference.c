@@ -1,7 +1,7 @@
 /* reference.c — level2/26_ConvTranspose3d_Add_HardSwish, PyTorch eager order:
  * y = conv_transpose3d(x, W, b) into the output; y = y + add_input in place;
- * h = hardswish(y) = y * hardsigmoid(y): hardsigmoid into an intermediate, the product in place
- * there; y = y * h in place. The module's `bias` parameter is never used by forward. */
+ * h = hardswish(y) into an intermediate (F.hardswish: one fused op, as in PyTorch; y is still
+ * needed); y = y * h in place. The module's `bias` parameter is never used by forward. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -61,8 +61,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                           (const float *)call->params[1].data, out, &d);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_ADD, out,
                               (const float *)call->inputs[1].data, out, n);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSIGMOID, out, h, n, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, h, h, n);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, out, h, n, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, h, out, n);
   return rc;
 }

@@ -1,12 +1,11 @@
 /* reference.c — level2/27_Conv3d_HardSwish_GroupNorm_Mean, PyTorch eager order:
- * t = conv3d(x, W, b) into an intermediate; hardswish(t) = t * hardsigmoid(t): hardsigmoid into a
- * second intermediate u, the product back into t; t = group_norm(t) in place; y = mean of t over
- * the spatial dims. */
+ * t = conv3d(x, W, b) into an intermediate; t = hardswish(t) in place (F.hardswish: one fused
+ * op, as in PyTorch); t = group_norm(t) in place; y = mean of t over the spatial dims. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
-typedef struct { float *t, *u; } state27; /* t, u: (N, K, OD, OH, OW) */
+typedef struct { float *t; } state27; /* t: (N, K, OD, OH, OW) */
 
 /* Conv3d(in, out, k) with the defaults stride 1, padding 0, dilation 1, groups 1; *sp = OD*OH*OW */
 static int dims_of(const cl1_call *call, cl1_convnd_desc *d, int64_t *sp) {
@@ -38,8 +37,7 @@ CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
   if (!s) return 1;
   size_t bytes = (size_t)(d.n * d.k * sp > 0 ? d.n * d.k * sp : 1) * sizeof(float);
   s->t = cl1_op_alloc(bytes);
-  s->u = cl1_op_alloc(bytes);
-  if (!s->t || !s->u) return cl1_op_free(s->t), cl1_op_free(s->u), free(s), 1;
+  if (!s->t) return free(s), 1;
   *state = s;
   return 0;
 }
@@ -48,7 +46,6 @@ CL1_EXPORT void cl1_teardown(void *state) {
   state27 *s = state;
   if (!s) return;
   cl1_op_free(s->t);
-  cl1_op_free(s->u);
   free(s);
 }
 
@@ -65,8 +62,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int rc = cl1_op_convnd(call->stream, (const float *)call->inputs[0].data,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          t, &d);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSIGMOID, t, s->u, d.n * d.k * sp, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, t, s->u, t, d.n * d.k * sp);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, t, t, d.n * d.k * sp, 0);
   if (!rc) rc = cl1_op_groupnorm(call->stream, t, (const float *)call->params[2].data,
                                  (const float *)call->params[3].data, t, d.n, d.k, sp, G, eps);
   // mean over dims [2, 3, 4]: (N*K, sp, 1)

@@ -1,13 +1,13 @@
 /* reference.c — level2/35_Conv2d_Subtract_HardSwish_MaxPool_Mish, PyTorch eager order:
- * c = conv2d(x, W, b) into an intermediate, c = c - subtract_value in place; hardswish as
- * h = hardsigmoid(c) into a second intermediate and c = c * h; y = max_pool2d(c) into the
- * output; mish as t = softplus(y) into a third intermediate, t = tanh(t), y = y * t. */
+ * c = conv2d(x, W, b) into an intermediate, then in place c = c - subtract_value and
+ * c = hardswish(c); y = max_pool2d(c) into the output; y = mish(y) in place. F.hardswish and
+ * F.mish are one fused op each, as in PyTorch. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
 
-/* c, h: (N, K, OH, OW); t: (N, K, PH, PW) */
-typedef struct { float *c, *h, *t; } ref_state;
+/* c: (N, K, OH, OW), the pool's input (the output is only (N, K, PH, PW)) */
+typedef struct { float *c; } ref_state;
 
 static int shapes(const cl1_call *call, cl1_conv2d_desc *d, cl1_pool_desc *pd) {
   if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
@@ -34,30 +34,23 @@ static int shapes(const cl1_call *call, cl1_conv2d_desc *d, cl1_pool_desc *pd) {
   return 0;
 }
 
-static void free_state(ref_state *st) {
-  cl1_op_free(st->c);
-  cl1_op_free(st->h);
-  cl1_op_free(st->t);
-  free(st);
-}
-
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
   cl1_conv2d_desc d;
   cl1_pool_desc pd;
   if (shapes(call, &d, &pd)) return 1;
   ref_state *st = malloc(sizeof *st);
   if (!st) return 1;
-  size_t nc = (size_t)(pd.planes * pd.in[0] * pd.in[1]) * sizeof(float);
-  st->c = cl1_op_alloc(nc);
-  st->h = cl1_op_alloc(nc);
-  st->t = cl1_op_alloc((size_t)(pd.planes * pd.out[0] * pd.out[1]) * sizeof(float));
-  if (!st->c || !st->h || !st->t) return free_state(st), 1;
+  st->c = cl1_op_alloc((size_t)(pd.planes * pd.in[0] * pd.in[1]) * sizeof(float));
+  if (!st->c) return free(st), 1;
   *state = st;
   return 0;
 }
 
 CL1_EXPORT void cl1_teardown(void *state) {
-  if (state) free_state(state);
+  ref_state *st = state;
+  if (!st) return;
+  cl1_op_free(st->c);
+  free(st);
 }
 
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
@@ -73,11 +66,8 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          st->c, &d);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, st->c, st->c, nc, -sub, 0);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSIGMOID, st->c, st->h, nc, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, st->c, st->h, st->c, nc);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, st->c, st->c, nc, 0);
   if (!rc) rc = cl1_op_pool(call->stream, CL1_POOL_MAX, st->c, out, &pd);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SOFTPLUS, out, st->t, np, 1.0, 20.0);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_TANH, st->t, st->t, np, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, st->t, out, np);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, np, 0);
   return rc;
 }

@@ -1,11 +1,7 @@
 /* reference.c — level2/47_Conv3d_Mish_Tanh, PyTorch eager order: y = conv3d(x, W, b) into the
- * output; mish as t = softplus(y) into an intermediate, t = tanh(t), y = y * t; then y = tanh(y)
- * in place. */
-#include <stdlib.h>
+ * output, then in place y = mish(y) (F.mish: one fused op, as in PyTorch) and y = tanh(y). */
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
-
-typedef struct { float *t; } ref_state; /* t: the output's shape */
 
 static int shapes(const cl1_call *call, cl1_convnd_desc *d) {
   if (call->n_inputs != 1 || call->n_params != 2 || call->n_outputs != 1) return 1;
@@ -25,36 +21,15 @@ static int shapes(const cl1_call *call, cl1_convnd_desc *d) {
   return 0;
 }
 
-CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
-  cl1_convnd_desc d;
-  if (shapes(call, &d)) return 1;
-  ref_state *st = malloc(sizeof *st);
-  if (!st) return 1;
-  st->t = cl1_op_alloc((size_t)cl1_op_numel(&call->outputs[0]) * sizeof(float));
-  if (!st->t) return free(st), 1;
-  *state = st;
-  return 0;
-}
-
-CL1_EXPORT void cl1_teardown(void *state) {
-  ref_state *st = state;
-  if (!st) return;
-  cl1_op_free(st->t);
-  free(st);
-}
-
 CL1_EXPORT int cl1_forward(const cl1_call *call) {
   cl1_convnd_desc d;
-  if (shapes(call, &d) || !call->state) return 1;
-  const ref_state *st = call->state;
+  if (shapes(call, &d)) return 1;
   float *out = (float *)call->outputs[0].data;
   int64_t n = cl1_op_numel(&call->outputs[0]);
   int rc = cl1_op_convnd(call->stream, (const float *)call->inputs[0].data,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          out, &d);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SOFTPLUS, out, st->t, n, 1.0, 20.0);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_TANH, st->t, st->t, n, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, st->t, out, n);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, n, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_TANH, out, out, n, 0, 0);
   return rc;
 }

@@ -1,6 +1,7 @@
 /* reference.c — level2/60_ConvTranspose3d_Swish_GroupNorm_HardSwish, PyTorch eager order:
- * y = conv_transpose3d(x, W, b) into the output; t = sigmoid(y) into an intermediate, y = t * y;
- * y = group_norm(y) in place; y = hardswish(y) as t = hardsigmoid(y), y = y * t. */
+ * y = conv_transpose3d(x, W, b) into the output; t = sigmoid(y) into an intermediate, y = t * y
+ * (the swish is written out in the model: two ops); y = group_norm(y) in place;
+ * y = hardswish(y) in place (F.hardswish: one fused op, as in PyTorch). */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -70,7 +71,6 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, t, out, out, n);
   if (!rc) rc = cl1_op_groupnorm(call->stream, out, (const float *)call->params[2].data,
                                  (const float *)call->params[3].data, out, d.n, C, sp, G, eps);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSIGMOID, out, t, n, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, t, out, n);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, out, out, n, 0);
   return rc;
 }

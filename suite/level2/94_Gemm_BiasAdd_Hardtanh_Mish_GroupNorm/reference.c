@@ -1,7 +1,7 @@
 /* reference.c — level2/94_Gemm_BiasAdd_Hardtanh_Mish_GroupNorm, PyTorch eager order:
  * y = linear(x, W, b) into the output, then in place + bias (per feature) and hardtanh(-1, 1);
- * mish(y) = y * tanh(softplus(y)) composed from existing ops into a scratch tensor t
- * (softplus, tanh, product), then y = group_norm(t) over the 2-D (batch, features) tensor. */
+ * t = mish(y) into a scratch tensor (nn.Mish: one fused op, as in PyTorch), then
+ * y = group_norm(t) over the 2-D (batch, features) tensor. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -51,9 +51,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_bias_add(call->stream, out, (const float *)bias->data, out, M, N, 1);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, out, out, n, -1.0, 1.0);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SOFTPLUS, out, s->tmp, n, 1.0, 20.0);
-  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_TANH, s->tmp, s->tmp, n, 0, 0);
-  if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, s->tmp, s->tmp, n);
+  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, s->tmp, n, 0);
   if (!rc)
     rc = cl1_op_groupnorm(call->stream, s->tmp, (const float *)g->data, (const float *)be->data,
                           out, M, N, 1, G, eps);
