@@ -39,6 +39,8 @@ static void test_eval_usage_errors(void **st) {
   assert_non_null(strstr(out, ".cu"));
   assert_int_equal(cli("eval --task level1/19_ReLU --solution x.c --min-trials abc"), 2);
   assert_non_null(strstr(out, "--min-trials"));
+  assert_int_equal(cli("eval --task level1/19_ReLU --solution x.c --time-sets 9"), 2);
+  assert_non_null(strstr(out, "--time-sets"));
 }
 
 static void test_task_check(void **st) {

@@ -19,7 +19,7 @@ typedef struct {
   int param_seeds, input_sets;   /* verification: >= 2 x 3 */
   int min_trials, max_trials;    /* per solution; >= 30 */
   double time_budget_s;          /* timing phase */
-  int time_sets;                 /* input sets rotated in timing (1..4); 0: 4 when they fit, else 2 */
+  int time_sets;                 /* input sets rotated in timing (1..4); 0: the default, 2 */
   double ci_target;              /* stop when the median's 95% CI is within this fraction */
   double call_timeout_s, setup_timeout_s;
   double suspicious_speedup;     /* re-measure at or above this */
