@@ -23,7 +23,7 @@ static const char help[] =
     "  --json               print the result as JSON\n"
     "  --seed N             fixed seeds (default: fresh random seeds per evaluation)\n"
     "  --min-trials N       timed trials per solution, at least (default 30)\n"
-    "  --max-trials N       at most (default 1000)\n"
+    "  --max-trials N       at most (default 500)\n"
     "  --time-budget S      seconds for the timing phase (default 2)\n"
     "  --time-sets N        input sets rotated while timing, 1-4 (default 2)\n"
     "  --timeout S          per-call time limit in seconds (default 10)\n"

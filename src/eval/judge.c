@@ -32,7 +32,9 @@ void cl1_eval_opts_default(cl1_eval_opts *o) {
   o->param_seeds = 2;
   o->input_sets = 3;
   o->min_trials = 30;
-  o->max_trials = 1000;
+  /* 500 pairs pin a paired ratio to ~1% unless the kernel jitters by tens of percent, and a
+     noisy 40 us kernel ran 1000 pairs (0.7 s) without reaching the 1% target */
+  o->max_trials = 500;
   o->time_budget_s = 2.0;
   o->ci_target = 0.01;
   o->call_timeout_s = 10.0;
@@ -310,7 +312,12 @@ static int verify(pass *p, cl1_eval_result *r) {
       } else {
         cJSON_Delete(q);
       }
-      if (compare(p, r, j == 0 ? 0 : 1, p->ref.shm, what, 1)) return 1;
+      /* The repeat at a new address and the new values at a used address look for outputs a
+         candidate did not compute afresh (a cache keyed by address or by nothing, state across
+         calls): such outputs are wrong wholesale, so a secret eighth of their blocks tells.
+         Correctness itself is checked in full on the other input sets. */
+      bool hack_probe = repeat || (slot == 0 && j > 0);
+      if (compare(p, r, j == 0 ? 0 : 1, p->ref.shm, what, hack_probe ? 8 : 1)) return 1;
       if (p->verify_only_light && j == 0) break;
     }
   }

@@ -1,11 +1,12 @@
 /* net_d_rnn.cu — CUDA cl1_op_lstm and cl1_op_gru, scheduled like PyTorch's fused RNN path:
  * per layer and direction one full-FP32 cuBLAS SGEMM projects the inputs of all time steps at
- * once; then per time step one SGEMM per direction for the recurrent projection and ONE fused
+ * once; then per time step one GEMM per direction for the recurrent projection (cuBLASLt, its
+ * algorithm timed once per shape: gemm_tuned.cu; cublasSgemm if that fails) and ONE fused
  * cell kernel for both directions (biases, gate nonlinearities, state update, output, h_n/c_n
  * at the last step). The recurrent GEMM reads h_{t-1} straight out of the layer's output
  * buffer (leading dimension = the output's row pitch), so no state copies are made. */
 #include "cudal1/ops.h"
-#include "cuda_common.cuh"
+#include "gemm_tuned.cuh"
 
 namespace {
 
@@ -104,7 +105,9 @@ int rnn_run(void *stream, const cl1_rnn_desc *d, const float *x, const float *h0
         cell_dir &c = a.d[k];
         c.hp = s == 0 ? h0 + (l * D + k) * B * H : out + tp * stt * DH + k * H;
         c.hp_sb = s == 0 ? H : sb * DH;
-        if (gemm_nt(hb, c.hp, c.hp_sb, wk[1], gh[k], B, GH, H)) return 1;
+        if (cl1_gemm_nt_tuned(st, c.hp, c.hp_sb, wk[1], gh[k], B, GH, H) &&
+            gemm_nt(hb, c.hp, c.hp_sb, wk[1], gh[k], B, GH, H))
+          return 1;
         c.gx = gx[k] + t * stt * GH;
         c.gx_sb = sb * GH;
         c.gh = gh[k];

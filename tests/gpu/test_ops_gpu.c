@@ -420,6 +420,72 @@ static void test_conv_graph(void **state) {
   }
 }
 
+typedef int (*gru_fn)(void *, const cl1_rnn_desc *, const float *, const float *, const float *const *, float *, float *, void *, size_t);
+typedef int (*lstm_fn)(void *, const cl1_rnn_desc *, const float *, const float *, const float *, const float *const *, float *, float *, float *, void *, size_t);
+
+/* GRU and LSTM on CUDA (input projection, per-step recurrent GEMM through the timed cuBLASLt
+ * pick, fused cell) against the host op: two layers, both directions, both layouts, and the
+ * level3/39 step shape (B = 10, H = 256). Each CUDA call runs twice: tuned, then cached. */
+static void test_rnn(void **state) {
+  (void)state;
+  gru_fn hg = (gru_fn)hsym("cl1_op_gru"), cg = (gru_fn)csym("cl1_op_gru");
+  lstm_fn hl = (lstm_fn)hsym("cl1_op_lstm"), cl = (lstm_fn)csym("cl1_op_lstm");
+  cl1_rnn_desc ds[] = {
+      {.seq_len = 7, .batch = 3, .input_size = 5, .hidden_size = 24, .num_layers = 2, .bidirectional = 1, .batch_first = 0},
+      {.seq_len = 6, .batch = 10, .input_size = 128, .hidden_size = 256, .num_layers = 1, .bidirectional = 0, .batch_first = 1},
+  };
+  for (size_t s = 0; s < sizeof ds / sizeof *ds; s++) {
+    for (int gates = CL1_RNN_GRU_GATES; gates <= CL1_RNN_LSTM_GATES; gates++) {
+      const cl1_rnn_desc *d = &ds[s];
+      int64_t D = d->bidirectional ? 2 : 1, T = d->seq_len, B = d->batch, H = d->hidden_size, L = d->num_layers;
+      int64_t nx = T * B * d->input_size, ny = T * B * D * H, ns = L * D * B * H, GH = gates * H;
+      float *x = hrnd(nx, 1, 0), *h0 = hrnd(ns, 0.5f, 0), *c0 = hrnd(ns, 0.5f, 0);
+      float *dx = dcopy(x, nx, 0), *dh0 = dcopy(h0, ns, 0), *dc0 = dcopy(c0, ns, 0);
+      int nw = (int)(4 * L * D);
+      const float *hw[64];
+      const float *dw[64];
+      float *own_h[64], *own_d[64];
+      for (int i = 0; i < nw; i++) {
+        int64_t l = i / (4 * D), in_l = l == 0 ? d->input_size : D * H, kind = i % 4;
+        int64_t n = kind == 0 ? GH * in_l : kind == 1 ? GH * H : GH;
+        own_h[i] = hrnd(n, 1.f / sqrtf((float)H), 0);
+        own_d[i] = dcopy(own_h[i], n, 0);
+        hw[i] = own_h[i], dw[i] = own_d[i];
+      }
+      size_t wsb = cl1_rnn_workspace_bytes(d, gates);
+      void *hws = malloc(wsb), *dws = NULL;
+      assert_int_equal(cudaMalloc(&dws, wsb), cudaSuccess);
+      float *want_y = hrnd(ny, 0, 0), *want_h = hrnd(ns, 0, 0), *want_c = hrnd(ns, 0, 0);
+      float *dy = dcopy(NULL, ny, 0), *dhn = dcopy(NULL, ns, 0), *dcn = dcopy(NULL, ns, 0);
+      if (gates == CL1_RNN_GRU_GATES)
+        assert_int_equal(hg(NULL, d, x, h0, hw, want_y, want_h, hws, wsb), 0);
+      else
+        assert_int_equal(hl(NULL, d, x, h0, c0, hw, want_y, want_h, want_c, hws, wsb), 0);
+      for (int rep = 0; rep < 2; rep++) {
+        if (gates == CL1_RNN_GRU_GATES)
+          assert_int_equal(cg(NULL, d, dx, dh0, dw, dy, dhn, dws, wsb), 0);
+        else
+          assert_int_equal(cl(NULL, d, dx, dh0, dc0, dw, dy, dhn, dcn, dws, wsb), 0);
+        float *got = back(dy, ny);
+        close_all(gates == CL1_RNN_GRU_GATES ? "gru y" : "lstm y", got, want_y, ny, 2e-5, 2e-5);
+        free(got);
+        got = back(dhn, ns);
+        close_all("rnn h_n", got, want_h, ns, 2e-5, 2e-5);
+        free(got);
+        if (gates == CL1_RNN_LSTM_GATES) {
+          got = back(dcn, ns);
+          close_all("lstm c_n", got, want_c, ns, 2e-5, 2e-5);
+          free(got);
+        }
+      }
+      for (int i = 0; i < nw; i++) free(own_h[i]), dfree(own_d[i], 0);
+      free(x), free(h0), free(c0), free(hws), free(want_y), free(want_h), free(want_c);
+      dfree(dx, 0), dfree(dh0, 0), dfree(dc0, 0), dfree(dy, 0), dfree(dhn, 0), dfree(dcn, 0);
+      cudaFree(dws);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_relu_bias), cmocka_unit_test(test_softmax),
@@ -427,7 +493,7 @@ int main(void) {
       cmocka_unit_test(test_gemm),      cmocka_unit_test(test_conv2d),
       cmocka_unit_test(test_batchnorm), cmocka_unit_test(test_groupnorm_layernorm_short),
       cmocka_unit_test(test_reduce_extremes), cmocka_unit_test(test_conv_depthwise),
-      cmocka_unit_test(test_conv_graph),
+      cmocka_unit_test(test_conv_graph),      cmocka_unit_test(test_rnn),
   };
   return cmocka_run_group_tests_name("ops_gpu", tests, setup_libs, NULL);
 }

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""fidelity_summary.py — bench/results/h200/ref-fidelity.json and the README table from a
+tools/suite_gpu.py --time document (suite-check.json).
+
+  python3 tools/fidelity_summary.py SUITE.json [--merge NEWER.json]... [--out-suite F] [--out F]
+
+--merge replaces the rows of the tasks NEWER.json holds (a re-measured subset, e.g. after a fix
+to some ops), keeping each merged document's commit in a "remeasured" list, so that one file
+says which rows come from which run. Prints the Markdown summary table.
+"""
+import argparse
+import json
+import statistics
+import sys
+
+LEVELS = ("level1", "level2", "level3")
+
+
+def ratios(rows, shapes, level=None):
+    out = []
+    for r in rows:
+        if level and not r["task"].startswith(level + "/"):
+            continue
+        v = r.get(shapes, {}).get("ratio")
+        if isinstance(v, (int, float)):
+            out.append((v, r["task"]))
+    return sorted(out)
+
+
+def summarise(rows, shapes):
+    rs = ratios(rows, shapes)
+    if not rs:
+        return {"tasks": 0}
+    vals = [v for v, _ in rs]
+    s = {
+        "tasks": len(rs),
+        "median": statistics.median(vals),
+        "min": vals[0],
+        "max": vals[-1],
+        "share_in_0.9_1.1": sum(1 for v in vals if 0.9 <= v <= 1.1) / len(vals),
+        "above_1.5": [[t, round(v, 3)] for v, t in reversed(rs) if v > 1.5],
+        "below_0.5": [[t, round(v, 3)] for v, t in rs if v < 0.5],
+    }
+    for lv in LEVELS:
+        lr = [v for v, _ in ratios(rows, shapes, lv)]
+        if lr:
+            s["median_" + lv] = statistics.median(lr)
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("suite")
+    ap.add_argument("--merge", action="append", default=[])
+    ap.add_argument("--out-suite", help="write the merged suite document here")
+    ap.add_argument("--out", help="write ref-fidelity.json here")
+    a = ap.parse_args()
+    try:
+        doc = json.load(open(a.suite))
+        rows = {r["task"]: r for r in doc["results"]}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"fidelity_summary: {a.suite}: not a suite_gpu document ({e})")
+    for m in a.merge:
+        try:
+            new = json.load(open(m))
+            newrows = new["results"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"fidelity_summary: {m}: not a suite_gpu document ({e})")
+        for r in newrows:
+            rows[r["task"]] = r
+        doc.setdefault("remeasured", []).append(
+            {"commit": new.get("commit", ""), "date": new.get("date", ""), "tasks": [r["task"] for r in newrows]})
+    doc["results"] = [rows[t] for t in sorted(rows, key=lambda t: (t.split("/")[0], int(t.split("/")[1].split("_")[0])))]
+    if a.out_suite:
+        json.dump(doc, open(a.out_suite, "w"), indent=1)
+    fid = {
+        "tool": "bench/ref_fidelity (tools/suite_gpu.py --time), summarised by tools/fidelity_summary.py",
+        "commit": doc.get("commit", ""), "date": doc.get("date", ""), "gpu": doc.get("gpu", ""),
+        "torch": doc.get("torch", ""), "remeasured": doc.get("remeasured", []),
+        "summary": {s: summarise(doc["results"], s) for s in ("small", "large")},
+        "results": [{"task": r["task"], **{s: {k: r[s][k] for k in ("ref_ms", "eager_ms", "ratio", "trials") if k in r.get(s, {})}
+                                           for s in ("small", "large") if s in r}} for r in doc["results"]],
+    }
+    if a.out:
+        json.dump(fid, open(a.out, "w"), indent=1)
+    print("| shapes | median | level 1 / 2 / 3 | tasks in [0.9, 1.1] | above 1.5 (target: none) |")
+    print("|---|---|---|---|---|")
+    for s in ("small", "large"):
+        x = fid["summary"][s]
+        if not x.get("tasks"):
+            continue
+        lv = " / ".join(f"{x.get('median_' + l, float('nan')):.2f}" for l in LEVELS)
+        print(f"| {s} | {x['median']:.2f} | {lv} | {100 * x['share_in_0.9_1.1']:.0f} % | {len(x['above_1.5'])} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
