@@ -46,6 +46,26 @@ std::mutex g_gmu;
 
 const int64_t UID_X = 'x', UID_W = 'w', UID_Y = 'y';
 
+struct op_attrs {
+  cudnnBackendDescriptorType_t type;
+  cudnnBackendAttributeName_t operand[4];  // x, w, y, conv descriptor
+  cudnnBackendAttributeName_t alpha, beta;
+};
+const op_attrs kFwd = {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+                       {CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+                        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+                        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC},
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+                       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA};
+const op_attrs kBwdData = {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+                           {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+                            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+                            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+                            CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC},
+                           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+                           CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA};
+
 #define BK(call)                                  \
   do {                                            \
     if ((call) != CUDNN_STATUS_SUCCESS) return 1; \
@@ -117,35 +137,14 @@ int build(cudnnHandle_t h, gplan &p) {
   BK(cudnnBackendSetAttribute(cd, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, ns, pad));
   BK(cudnnBackendFinalize(cd));
   float one = 1.f, zero = 0.f;
-  if (!d->bwd_data) {
-    if (o.make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &op)) return 1;
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &xd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &wd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &yd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
-                                CUDNN_TYPE_FLOAT, 1, &one));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA,
-                                CUDNN_TYPE_FLOAT, 1, &zero));
-  } else {
-    if (o.make(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR, &op)) return 1;
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &xd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &wd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &yd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-                                CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cd));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
-                                CUDNN_TYPE_FLOAT, 1, &one));
-    BK(cudnnBackendSetAttribute(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA,
-                                CUDNN_TYPE_FLOAT, 1, &zero));
-  }
+  /* the forward op computes Y from X; the backward-data op X (dx) from Y (dy), same operands */
+  const op_attrs &k = d->bwd_data ? kBwdData : kFwd;
+  const bdesc operand[4] = {xd, wd, yd, cd};
+  if (o.make(k.type, &op)) return 1;
+  for (int i = 0; i < 4; i++)
+    BK(cudnnBackendSetAttribute(op, k.operand[i], CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &operand[i]));
+  BK(cudnnBackendSetAttribute(op, k.alpha, CUDNN_TYPE_FLOAT, 1, &one));
+  BK(cudnnBackendSetAttribute(op, k.beta, CUDNN_TYPE_FLOAT, 1, &zero));
   BK(cudnnBackendFinalize(op));
   if (o.make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &graph)) return 1;
   BK(cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
@@ -194,17 +193,11 @@ int build(cudnnHandle_t h, gplan &p) {
   return 1;
 }
 
-int64_t align_of(const void *a, const void *b, const void *c) {
-  uintptr_t u = (uintptr_t)a | (uintptr_t)b | (uintptr_t)c;
-  int64_t al = 16;
-  while (al > 4 && (u & (uintptr_t)(al - 1))) al >>= 1;
-  return al;
-}
 }  // namespace
 
 int cl1_conv_graph_run(cudnnHandle_t h, const cl1_cg_geom *key, const float *x, const float *w,
                        const float *y) {
-  int64_t align = align_of(x, w, y);
+  int64_t align = cl1_ops_align(x, w, y);
   gplan *p = nullptr;
   {
     std::lock_guard<std::mutex> lk(g_gmu);

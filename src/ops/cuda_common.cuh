@@ -55,6 +55,15 @@ enum { CL1_SCRATCH_CUDNN = 0, CL1_SCRATCH_N = 1 };
  * (growth synchronises the device before freeing the old buffer). bytes == 0 gives NULL. */
 CL1_OPS_INTERNAL int cl1_ops_scratch(int slot, size_t bytes, void **out);
 
+/* The byte alignment (16, 8 or 4) all three pointers share: cuDNN and cuBLASLt specialise plans
+ * on it, so plan caches key on it. */
+static inline int64_t cl1_ops_align(const void *a, const void *b, const void *c) {
+  uintptr_t u = (uintptr_t)a | (uintptr_t)b | (uintptr_t)c;
+  int64_t al = 16;
+  while (al > 4 && (u & (uintptr_t)(al - 1))) al >>= 1;
+  return al;
+}
+
 /* Grid size for a grid-stride loop over n items with `block` threads, capped so that the
  * launch stays valid and every SM gets several blocks. */
 static inline unsigned cl1_ops_grid(int64_t n, int block) {

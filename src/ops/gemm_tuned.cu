@@ -25,12 +25,6 @@ cublasLtHandle_t g_lt;
 void *g_ws;
 const size_t kWs = (size_t)4 << 20;
 
-int64_t align_of(const void *a, const void *b, const void *c) {
-  uintptr_t u = (uintptr_t)a | (uintptr_t)b | (uintptr_t)c;
-  int64_t al = 16;
-  while (al > 4 && (u & (uintptr_t)(al - 1))) al >>= 1;
-  return al;
-}
 
 void drop(tuned &t) {
   if (t.op) cublasLtMatmulDescDestroy(t.op);
@@ -104,7 +98,7 @@ int tune(tuned &t, cudaStream_t st, const float *A, const float *W, float *C, bo
 int cl1_gemm_nt_tuned(cudaStream_t st, const float *A, int64_t lda, const float *W, float *C,
                       int64_t M, int64_t N, int64_t K) {
   if (M <= 0 || N <= 0 || K <= 0 || lda < K) return 1;
-  int64_t align = align_of(A, W, C);
+  int64_t align = cl1_ops_align(A, W, C);
   cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(st, &cap) != cudaSuccess) return 1;
   std::lock_guard<std::mutex> lk(g_mu);
