@@ -355,12 +355,12 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
 
 static double empty_of(cJSON *rep) { return jnum(rep, "empty_ms", 0); }
 
-/* out[i] = reference / candidate event time of trial pair i (ABAB: the two calls of a pair run
- * back to back, so a drift of the GPU's speed cancels). Returns the number of pairs. */
-static int paired_ratios(const pass *p, double *out) {
+/* p->ratio[i] = ref[i] / cand[i] for trial pair i (ABAB: the two calls of a pair run back to
+ * back, so a drift of the GPU's speed cancels); their statistics into q. */
+static void paired_ratios(pass *p, const double *ref, const double *cand, cl1_stats *q) {
   int n = p->n_ref < p->n_cand ? p->n_ref : p->n_cand;
-  for (int i = 0; i < n; i++) out[i] = p->cand_ev[i] > 0 ? p->ref_ev[i] / p->cand_ev[i] : 0;
-  return n;
+  for (int i = 0; i < n; i++) p->ratio[i] = cand[i] > 0 ? ref[i] / cand[i] : 0;
+  cl1_stats_of(p->ratio, n, q);
 }
 
 /* CUDA events resolve about 0.5 us (cudaEventElapsedTime): a median known to within that is as
@@ -451,8 +451,7 @@ static int timing(pass *p, cl1_eval_result *r) {
       /* The speedup is known once the paired ratios are: under a slow drift of the GPU's speed
          (clocks, power; seen as 0.27 -> 0.32 ms phases of one conv) each side's median stays
          wide for 1000 trials while the ABAB pairs, measured microseconds apart, agree. */
-      paired_ratios(p, p->ratio);
-      cl1_stats_of(p->ratio, p->n_ref < p->n_cand ? p->n_ref : p->n_cand, &q);
+      paired_ratios(p, p->ref_ev, p->cand_ev, &q);
       if (q.ci_rel <= o->ci_target) break;
       if (cl1_now() - t_start > o->time_budget_s) break;
     }
@@ -497,9 +496,8 @@ static int timing(pass *p, cl1_eval_result *r) {
   /* the speedup is the median of the paired ratios (of the trial times as taken above), unless
      a tampered timer forced the candidate's median up */
   int np = p->n_ref < p->n_cand ? p->n_ref : p->n_cand;
-  for (int i = 0; i < np; i++) p->ratio[i] = p->cand_ms[i] > 0 ? p->ref_ms[i] / p->cand_ms[i] : 0;
   cl1_stats q;
-  cl1_stats_of(p->ratio, np, &q);
+  paired_ratios(p, p->ref_ms, p->cand_ms, &q);
   r->speedup_ci_rel = q.ci_rel;
   bool timer_fixed = false;
   for (int i = 0; i < r->n_flags; i++) timer_fixed |= !strcmp(r->flags[i], "timer_mismatch");

@@ -109,7 +109,7 @@ extern "C" int cl1_op_softmax(void *stream, const float *x, float *y, int64_t ro
     CL1_LAUNCH_CHECK();
     return 0;
   }
-  int block = cols >= 16384 ? 1024 : cols >= 2048 ? 512 : cols >= 256 ? 256 : 64;
+  int block = cols >= 16384 ? 1024 : cols >= 2048 ? 512 : 256;  // cols > SHORT_COLS here
   bool vec4 = cols % 4 == 0 && (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
   unsigned grid = (unsigned)(rows < (1LL << 30) ? rows : (1LL << 30));
   softmax_rows<<<grid, block, 0, (cudaStream_t)stream>>>(x, y, rows, cols, vec4);
