@@ -15,7 +15,9 @@ files (large shape sets hold up to 16 GB per task):
          stream; median of >= 30 trials, stopping at a 1% CI or the time budget). The ratio
          reference / eager is the fidelity figure of bench/ref_fidelity.
          --profile: each side's top CUDA kernels by device time per call (torch.profiler,
-         which sees the C reference's kernels too: same process), to say why a ratio is off.
+         which sees the C reference's kernels too: same process), to say why a ratio is off,
+         and kernel_ratio: the reference's device time per call over eager's, launch and
+         dispatch time left out (at small shapes eager's wall time is mostly Python dispatch).
 
 Tolerance test as everywhere in cudal1: |ref - twin| <= atol + rtol * |twin|. Tasks run in a
 child process that the parent restarts after a crash or a sticky CUDA error, so one broken task
@@ -222,8 +224,10 @@ def ci_rel(x):
 
 
 def kernel_table(torch, fn, reps=3, top=12):
-    """The CUDA kernels (and copies) fn launches, by total device time per call: [[name, us, n]].
-    CUPTI through torch.profiler sees every kernel of the process, the C reference's too."""
+    """The CUDA kernels (and copies) fn launches: {"device_us": all of them per call, "top": the
+    first `top` by device time per call as [[name, us, n]]}. CUPTI through torch.profiler sees
+    every kernel of the process, the C reference's too. device_us leaves out the host's launch
+    and dispatch time, which at small shapes is most of eager's wall time."""
     from torch.profiler import profile, ProfilerActivity
     fn()
     torch.cuda.synchronize()
@@ -239,7 +243,7 @@ def kernel_table(torch, fn, reps=3, top=12):
         if us > 0:
             rows.append([a.key[:90], round(us / reps, 2), round(a.count / reps, 2)])
     rows.sort(key=lambda r: -r[1])
-    return rows[:top]
+    return {"device_us": round(sum(r[1] for r in rows), 2), "top": rows[:top]}
 
 
 def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s, do_profile=False):
@@ -282,7 +286,10 @@ def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s, do_profile=Fals
                         "ref_ci_rel": rc, "eager_ci_rel": tc, "trials": n})
         if do_profile:
             with torch.cuda.stream(st):
-                row["profile"] = {"ref": kernel_table(torch, ref), "eager": kernel_table(torch, twin)}
+                prof = {"ref": kernel_table(torch, ref), "eager": kernel_table(torch, twin)}
+                row["profile"] = prof
+                de = prof["eager"]["device_us"]
+                row["kernel_ratio"] = prof["ref"]["device_us"] / de if de > 0 else None
         return row
     finally:
         torch.backends.cudnn.allow_tf32 = True
@@ -344,6 +351,11 @@ def write_doc(args, tasks, rows):
     for s in args.shapes:
         res = [r[s] for r in ordered if s in r]
         summary[s] = {"passed": sum(1 for x in res if x.get("pass")), "failed": sum(1 for x in res if not x.get("pass"))}
+        kr = sorted(x["kernel_ratio"] for x in res if x.get("kernel_ratio"))
+        if kr:
+            summary[s].update({"kernel_ratio_median": median(kr), "kernel_ratio_max": kr[-1],
+                               "kernel_ratio_above_1.5": [r["task"] for r in ordered
+                                                          if (r.get(s, {}).get("kernel_ratio") or 0) > 1.5]})
         ratios = sorted(x["ratio"] for x in res if x.get("ratio"))
         if ratios:
             summary[s].update({"ratio_median": median(ratios), "ratio_max": ratios[-1],
@@ -371,8 +383,9 @@ def report(r, shapes):
     for s in shapes:
         if r.get(s, {}).get("reason"):
             print(f"    {s}: {r[s]['reason'][:300]}", flush=True)
-        for side, rows in r.get(s, {}).get("profile", {}).items():
-            for name, us, n in rows[:8]:
+        for side, tab in r.get(s, {}).get("profile", {}).items():
+            print(f"    {s} {side:5s} {tab['device_us']:10.1f} us on the device per call", flush=True)
+            for name, us, n in tab["top"][:8]:
                 print(f"    {s} {side:5s} {us:10.1f} us x{n:<5g} {name[:70]}", flush=True)
 
 
