@@ -1,11 +1,18 @@
-/* gemm_tuned.cu — cl1_gemm_nt_tuned: cuBLASLt matmul whose algorithm is the fastest of the
- * heuristic's first 8, timed (CUDA events, 5 calls each) on the first call of a shape that is
- * not inside a stream capture, then cached. Why: the RNN ops run one small GEMM per time step
- * (level3/39 GRU: 3072 steps of (10 x 768 x 256)), where cublasSgemm's pick ran the GRU 2x
- * slower than PyTorch's cuDNN GRU while the same loop for LSTM (N = 1024) matched; timing the
- * candidates makes the reference no slower than the best of cuBLAS's own kernels. During a
- * capture (the --graph protocol) the untimed first heuristic pick runs and nothing is cached. */
+/* gemm_tuned.cu — full-FP32 GEMMs through cuBLASLt with cached descriptors, two flavours:
+ * cl1_gemm_nt_tuned: the algorithm is the fastest of the heuristic's first 8, timed (CUDA events,
+ * 5 calls each) on the first call of a shape that is not inside a stream capture. Why: the RNN
+ * ops run one small GEMM per time step (level3/39 GRU: 3072 steps of (10 x 768 x 256)), where
+ * cublasSgemm's pick ran the GRU 2x slower than PyTorch's cuDNN GRU while the same loop for LSTM
+ * (N = 1024) matched; timing the candidates makes the reference no slower than the best of
+ * cuBLAS's own kernels. During a capture (the --graph protocol) the untimed first heuristic pick
+ * runs and nothing is cached.
+ * cl1_gemm_nt_bias: y = A W^T + bias with the bias in the matmul's epilogue
+ * (CUBLASLT_EPILOGUE_BIAS) and the heuristic's first algorithm, untimed: what PyTorch's addmm
+ * does for a Linear with a 1-D bias (gemm_and_bias). The addmm-as-cublasSgemm-with-beta-1 form
+ * it replaces picked a 53 us kernel for level3/33's (8 x 256 x 1280) i2h where PyTorch's
+ * split-K pick ran 7 us. */
 #include <cublasLt.h>
+#include <cassert>
 #include <cstring>
 #include <mutex>
 #include "gemm_tuned.cuh"
@@ -13,6 +20,8 @@
 namespace {
 struct tuned {
   int64_t M, N, K, lda, align;
+  bool bias;   // CUBLASLT_EPILOGUE_BIAS, the heuristic's first pick
+  bool timed;  // the algorithm was chosen by timing
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t a, b, c;  // a: W (K x N col-major), b: A (K x M, ld lda), c: C (N x M)
   cublasLtMatmulAlgo_t algo;
@@ -44,15 +53,23 @@ int describe(tuned &t) {
   cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
   LT(cublasLtMatmulDescSetAttribute(t.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
   LT(cublasLtMatmulDescSetAttribute(t.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  if (t.bias) {
+    cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_BIAS;
+    LT(cublasLtMatmulDescSetAttribute(t.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi));
+  }
   LT(cublasLtMatrixLayoutCreate(&t.a, CUDA_R_32F, (uint64_t)t.K, (uint64_t)t.N, t.K));
   LT(cublasLtMatrixLayoutCreate(&t.b, CUDA_R_32F, (uint64_t)t.K, (uint64_t)t.M, t.lda));
   LT(cublasLtMatrixLayoutCreate(&t.c, CUDA_R_32F, (uint64_t)t.N, (uint64_t)t.M, t.N));
   return 0;
 }
 
+// the caller holds g_mu: the bias pointer is an attribute of the shared descriptor
 int run(const tuned &t, const cublasLtMatmulAlgo_t *algo, cudaStream_t st, const float *A,
-        const float *W, float *C) {
+        const float *W, const float *bias, float *C) {
   const float one = 1.f, zero = 0.f;
+  assert(t.bias == (bias != nullptr));
+  if (bias)
+    LT(cublasLtMatmulDescSetAttribute(t.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
   LT(cublasLtMatmul(g_lt, t.op, &one, W, t.a, A, t.b, &zero, C, t.c, C, t.c, algo, g_ws, kWs, st));
   return 0;
 }
@@ -80,10 +97,10 @@ int tune(tuned &t, cudaStream_t st, const float *A, const float *W, float *C, bo
   if (cudaEventCreate(&e1) != cudaSuccess) { cudaEventDestroy(e0); return 0; }
   float best = 1e30f;
   for (int i = 0; i < got; i++) {
-    if (res[i].state != CUBLAS_STATUS_SUCCESS || run(t, &res[i].algo, st, A, W, C)) continue;
+    if (res[i].state != CUBLAS_STATUS_SUCCESS || run(t, &res[i].algo, st, A, W, nullptr, C)) continue;
     cudaEventRecord(e0, st);
     bool ok = true;
-    for (int r = 0; r < 5 && ok; r++) ok = !run(t, &res[i].algo, st, A, W, C);
+    for (int r = 0; r < 5 && ok; r++) ok = !run(t, &res[i].algo, st, A, W, nullptr, C);
     cudaEventRecord(e1, st);
     float ms = 0;
     if (ok && cudaEventSynchronize(e1) == cudaSuccess && cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess &&
@@ -93,14 +110,16 @@ int tune(tuned &t, cudaStream_t st, const float *A, const float *W, float *C, bo
   cudaEventDestroy(e0), cudaEventDestroy(e1);
   return 0;
 }
-}  // namespace
 
-int cl1_gemm_nt_tuned(cudaStream_t st, const float *A, int64_t lda, const float *W, float *C,
-                      int64_t M, int64_t N, int64_t K) {
+// One cached GEMM: timed (cl1_gemm_nt_tuned) or with the bias epilogue (cl1_gemm_nt_bias).
+int gemm_cached(cudaStream_t st, const float *A, int64_t lda, const float *W, const float *bias,
+                float *C, int64_t M, int64_t N, int64_t K, bool timed) {
   if (M <= 0 || N <= 0 || K <= 0 || lda < K) return 1;
   int64_t align = cl1_ops_align(A, W, C);
+  if (bias && cl1_ops_align(bias, bias, bias) < align) align = cl1_ops_align(bias, bias, bias);
   cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(st, &cap) != cudaSuccess) return 1;
+  const bool capturing = cap != cudaStreamCaptureStatusNone, has_bias = bias != nullptr;
   std::lock_guard<std::mutex> lk(g_mu);
   if (!g_lt) {
     if (cublasLtCreate(&g_lt) != CUBLAS_STATUS_SUCCESS) return 1;
@@ -108,15 +127,16 @@ int cl1_gemm_nt_tuned(cudaStream_t st, const float *A, int64_t lda, const float 
   }
   for (int i = 0; i < g_nt; i++) {
     const tuned &t = g_t[i];
-    if (t.M == M && t.N == N && t.K == K && t.lda == lda && t.align == align)
-      return run(t, &t.algo, st, A, W, C);
+    if (t.M == M && t.N == N && t.K == K && t.lda == lda && t.align == align &&
+        t.bias == has_bias && t.timed == timed)
+      return run(t, &t.algo, st, A, W, bias, C);
   }
   tuned t;
   memset(&t, 0, sizeof t);
-  t.M = M, t.N = N, t.K = K, t.lda = lda, t.align = align;
-  bool capturing = cap != cudaStreamCaptureStatusNone;
-  int rc = describe(t) || tune(t, st, A, W, C, !capturing) || run(t, &t.algo, st, A, W, C);
-  if (!rc && !capturing) {
+  t.M = M, t.N = N, t.K = K, t.lda = lda, t.align = align, t.bias = has_bias, t.timed = timed;
+  int rc = describe(t) || tune(t, st, A, W, C, timed && !capturing) ||
+           run(t, &t.algo, st, A, W, bias, C);
+  if (!rc && !(timed && capturing)) {  // an untimed pick is the same inside a capture: keep it
     int slot = g_nt < kTuned ? g_nt++ : (g_next++ % kTuned);
     drop(g_t[slot]);
     g_t[slot] = t;
@@ -124,4 +144,16 @@ int cl1_gemm_nt_tuned(cudaStream_t st, const float *A, int64_t lda, const float 
   }
   drop(t);
   return rc;
+}
+}  // namespace
+
+int cl1_gemm_nt_tuned(cudaStream_t st, const float *A, int64_t lda, const float *W, float *C,
+                      int64_t M, int64_t N, int64_t K) {
+  return gemm_cached(st, A, lda, W, nullptr, C, M, N, K, true);
+}
+
+int cl1_gemm_nt_bias(cudaStream_t st, const float *A, const float *W, const float *bias,
+                     float *C, int64_t M, int64_t N, int64_t K) {
+  if (!bias) return 1;
+  return gemm_cached(st, A, K, W, bias, C, M, N, K, false);
 }
