@@ -2,11 +2,14 @@
 """fidelity_summary.py — bench/results/h200/ref-fidelity.json and the README table from a
 tools/suite_gpu.py --time document (suite-check.json).
 
-  python3 tools/fidelity_summary.py SUITE.json [--merge NEWER.json]... [--out-suite F] [--out F]
+  python3 tools/fidelity_summary.py SUITE.json [--kernel-times PROFILE.json]
+                                   [--merge NEWER.json]... [--out-suite F] [--out F]
 
 --merge replaces the rows of the tasks NEWER.json holds (a re-measured subset, e.g. after a fix
 to some ops), keeping each merged document's commit in a "remeasured" list, so that one file
-says which rows come from which run. Prints the Markdown summary table.
+says which rows come from which run. --kernel-times takes the kernel_ratio of a suite_gpu
+--profile run (each side's summed kernel time per call, launch and dispatch left out) into the
+rows it names; rows merged afterwards bring their own. Prints the Markdown summary table.
 """
 import argparse
 import json
@@ -27,7 +30,23 @@ def ratios(rows, shapes, level=None):
     return sorted(out)
 
 
+def ratios_of(rows, shapes, key):
+    return sorted((r[shapes][key], r["task"]) for r in rows
+                  if isinstance(r.get(shapes, {}).get(key), (int, float)))
+
+
 def summarise(rows, shapes):
+    s = summarise_wall(rows, shapes)
+    kr = ratios_of(rows, shapes, "kernel_ratio")
+    if kr:
+        vals = [v for v, _ in kr]
+        s.update({"kernel_ratio_tasks": len(vals), "kernel_ratio_median": statistics.median(vals),
+                  "kernel_ratio_share_in_0.9_1.1": sum(1 for v in vals if 0.9 <= v <= 1.1) / len(vals),
+                  "kernel_ratio_above_1.5": [[t, round(v, 3)] for v, t in reversed(kr) if v > 1.5]})
+    return s
+
+
+def summarise_wall(rows, shapes):
     rs = ratios(rows, shapes)
     if not rs:
         return {"tasks": 0}
@@ -52,6 +71,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("suite")
     ap.add_argument("--merge", action="append", default=[])
+    ap.add_argument("--kernel-times", help="a suite_gpu --profile document: its kernel_ratio per row")
     ap.add_argument("--out-suite", help="write the merged suite document here")
     ap.add_argument("--out", help="write ref-fidelity.json here")
     a = ap.parse_args()
@@ -60,6 +80,20 @@ def main():
         rows = {r["task"]: r for r in doc["results"]}
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"fidelity_summary: {a.suite}: not a suite_gpu document ({e})")
+    if a.kernel_times:
+        try:
+            prof = json.load(open(a.kernel_times))
+            prow = prof["results"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"fidelity_summary: {a.kernel_times}: not a suite_gpu document ({e})")
+        n = 0
+        for pr in prow:
+            for sh in ("small", "large"):
+                x = pr.get(sh, {})
+                if pr.get("task") in rows and isinstance(x.get("kernel_ratio"), (int, float)):
+                    rows[pr["task"]].setdefault(sh, {})["kernel_ratio"] = x["kernel_ratio"]
+                    n += 1
+        doc["kernel_times"] = {"commit": prof.get("commit", ""), "date": prof.get("date", ""), "rows": n}
     for m in a.merge:
         try:
             new = json.load(open(m))
@@ -77,20 +111,24 @@ def main():
         "tool": "bench/ref_fidelity (tools/suite_gpu.py --time), summarised by tools/fidelity_summary.py",
         "commit": doc.get("commit", ""), "date": doc.get("date", ""), "gpu": doc.get("gpu", ""),
         "torch": doc.get("torch", ""), "remeasured": doc.get("remeasured", []),
+        "kernel_times": doc.get("kernel_times", {}),
         "summary": {s: summarise(doc["results"], s) for s in ("small", "large")},
-        "results": [{"task": r["task"], **{s: {k: r[s][k] for k in ("ref_ms", "eager_ms", "ratio", "trials") if k in r.get(s, {})}
+        "results": [{"task": r["task"], **{s: {k: r[s][k] for k in ("ref_ms", "eager_ms", "ratio", "trials", "kernel_ratio") if k in r.get(s, {})}
                                            for s in ("small", "large") if s in r}} for r in doc["results"]],
     }
     if a.out:
         json.dump(fid, open(a.out, "w"), indent=1)
-    print("| shapes | median | level 1 / 2 / 3 | tasks in [0.9, 1.1] | above 1.5 (target: none) |")
-    print("|---|---|---|---|---|")
+    print("| shapes | median | level 1 / 2 / 3 | tasks in [0.9, 1.1] | above 1.5 (target: none) "
+          "| kernel time: median, above 1.5 |")
+    print("|---|---|---|---|---|---|")
     for s in ("small", "large"):
         x = fid["summary"][s]
         if not x.get("tasks"):
             continue
         lv = " / ".join(f"{x.get('median_' + l, float('nan')):.2f}" for l in LEVELS)
-        print(f"| {s} | {x['median']:.2f} | {lv} | {100 * x['share_in_0.9_1.1']:.0f} % | {len(x['above_1.5'])} |")
+        kt = (f"{x['kernel_ratio_median']:.2f}, {len(x['kernel_ratio_above_1.5'])}"
+              if x.get("kernel_ratio_tasks") else "-")
+        print(f"| {s} | {x['median']:.2f} | {lv} | {100 * x['share_in_0.9_1.1']:.0f} % | {len(x['above_1.5'])} | {kt} |")
     return 0
 
 

@@ -1,6 +1,6 @@
 """test_tools.py — the Python result tools on fixtures (CPU, no torch): tools/fidelity_summary.py
 summarises a suite_gpu document per shape set and level, merges a re-measured subset over it
-(rows replaced, the merge recorded), and rejects a file that is not a suite document with one
+(rows replaced, the merge recorded), takes kernel-time ratios from a profile run, and rejects a file that is not a suite document with one
 message and a non-zero exit."""
 import json
 import os
@@ -51,6 +51,31 @@ class FidelitySummary(unittest.TestCase):
         self.assertEqual(m["results"][1]["small"]["ratio"], 1.1)
         self.assertEqual(m["remeasured"][0]["commit"], "bbb")
         self.assertEqual(json.load(open(out))["summary"]["small"]["above_1.5"], [])
+
+    def test_kernel_times(self):
+        prof = os.path.join(self.dir, "prof.json")
+        json.dump({"commit": "ccc", "results": [
+            {"task": "level1/1_A", "small": {"pass": True, "kernel_ratio": 1.0}},
+            {"task": "level1/2_B", "small": {"pass": True, "kernel_ratio": 1.6}},
+            {"task": "level9/9_Z", "small": {"pass": True, "kernel_ratio": 9.0}}]}, open(prof, "w"))
+        new = os.path.join(self.dir, "new.json")  # merged after: its row brings its own ratio
+        newrow = row("level1/2_B", 1.1, 1.0)
+        newrow["small"]["kernel_ratio"] = 1.05
+        json.dump({"commit": "bbb", "results": [newrow]}, open(new, "w"))
+        out = os.path.join(self.dir, "fid.json")
+        p = self.run_tool(self.suite, "--kernel-times", prof, "--out", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        f = json.load(open(out))
+        s = f["summary"]["small"]
+        self.assertEqual(s["kernel_ratio_tasks"], 2)  # the unknown task is not added
+        self.assertAlmostEqual(s["kernel_ratio_median"], 1.3)
+        self.assertEqual(s["kernel_ratio_above_1.5"], [["level1/2_B", 1.6]])
+        self.assertEqual(f["kernel_times"]["rows"], 2)
+        self.assertNotIn("kernel_ratio_tasks", f["summary"]["large"])
+        self.assertIn("| 1.30, 1 |", p.stdout)
+        p = self.run_tool(self.suite, "--kernel-times", prof, "--merge", new, "--out", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.load(open(out))["summary"]["small"]["kernel_ratio_above_1.5"], [])
 
     def test_bad_input(self):
         bad = os.path.join(self.dir, "bad.json")

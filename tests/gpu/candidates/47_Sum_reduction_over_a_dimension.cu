@@ -12,6 +12,16 @@ namespace cg = cooperative_groups;
 #define CLUSTER 8
 #define WARPS 8
 
+template <int VEC>
+static __device__ __forceinline__ void add_row(float *a, const float *p) {
+  if (VEC == 4) {
+    const float4 u = *(const float4 *)p;
+    a[0] += u.x, a[1] += u.y, a[2] += u.z, a[3] += u.w;
+  } else {
+    a[0] += *p;
+  }
+}
+
 // grid (column tiles of 32 * VEC, B, CLUSTER); block (32, WARPS)
 template <int VEC>
 __global__ static void __cluster_dims__(1, 1, CLUSTER) __launch_bounds__(32 * WARPS)
@@ -25,32 +35,23 @@ colsum(const float *__restrict__ x, float *__restrict__ y, long long D1, long lo
   const long long b = blockIdx.y, col = (long long)blockIdx.x * TILE + lane * VEC;
   const long long span = (D1 + CLUSTER - 1) / CLUSTER;
   const long long r0 = rank * span, r1 = r0 + span < D1 ? r0 + span : D1;
-  float a[VEC], a2[VEC];  // two rows in flight per iteration
+  float a[4][VEC];  // four rows in flight per iteration
 #pragma unroll
-  for (int v = 0; v < VEC; v++) a[v] = a2[v] = 0.f;
+  for (int u = 0; u < 4; u++)
+#pragma unroll
+    for (int v = 0; v < VEC; v++) a[u][v] = 0.f;
   if (col < D2) {
     const float *p = x + b * D1 * D2 + col;
     long long r = r0 + warp;
-    for (; r + WARPS < r1; r += 2 * WARPS) {
-      if (VEC == 4) {
-        float4 u = *(const float4 *)(p + r * D2), w = *(const float4 *)(p + (r + WARPS) * D2);
-        a[0] += u.x, a[1] += u.y, a[2] += u.z, a[3] += u.w;
-        a2[0] += w.x, a2[1] += w.y, a2[2] += w.z, a2[3] += w.w;
-      } else {
-        a[0] += p[r * D2], a2[0] += p[(r + WARPS) * D2];
-      }
-    }
-    if (r < r1) {
-      if (VEC == 4) {
-        float4 u = *(const float4 *)(p + r * D2);
-        a[0] += u.x, a[1] += u.y, a[2] += u.z, a[3] += u.w;
-      } else {
-        a[0] += p[r * D2];
-      }
-    }
+    for (; r + 3 * WARPS < r1; r += 4 * WARPS)
+#pragma unroll
+      for (int u = 0; u < 4; u++) add_row<VEC>(a[u], p + (r + u * WARPS) * D2);
+    for (; r < r1; r += WARPS) add_row<VEC>(a[0], p + r * D2);
   }
 #pragma unroll
-  for (int v = 0; v < VEC; v++) warp_part[warp][lane * VEC + v] = a[v] + a2[v];
+  for (int v = 0; v < VEC; v++) a[0][v] = (a[0][v] + a[1][v]) + (a[2][v] + a[3][v]);
+#pragma unroll
+  for (int v = 0; v < VEC; v++) warp_part[warp][lane * VEC + v] = a[0][v];
   __syncthreads();
   const int t = warp * 32 + lane;
   if (t < TILE) {
