@@ -5,8 +5,10 @@ tools/suite_gpu.py --time document (suite-check.json).
   python3 tools/fidelity_summary.py SUITE.json [--kernel-times PROFILE.json]
                                    [--merge NEWER.json]... [--out-suite F] [--out F]
 
---merge replaces the rows of the tasks NEWER.json holds (a re-measured subset, e.g. after a fix
-to some ops), keeping each merged document's commit in a "remeasured" list, so that one file
+--merge updates the rows of the tasks NEWER.json holds (a re-measured subset, e.g. after a fix
+to some ops) shape set by shape set: the fields a newer shape-set entry has replace the older
+ones, shape sets and fields it lacks are kept (a timing-only re-run keeps the earlier run's
+test-shape check). Each merged document's commit goes into a "remeasured" list, so that one file
 says which rows come from which run. --kernel-times takes the kernel_ratio of a suite_gpu
 --profile run (each side's summed kernel time per call, launch and dispatch left out) into the
 rows it names; rows merged afterwards bring their own. Prints the Markdown summary table.
@@ -101,7 +103,12 @@ def main():
         except (OSError, ValueError, KeyError, TypeError) as e:
             sys.exit(f"fidelity_summary: {m}: not a suite_gpu document ({e})")
         for r in newrows:
-            rows[r["task"]] = r
+            cur = rows.setdefault(r["task"], {"task": r["task"]})
+            for k, v in r.items():
+                if isinstance(v, dict) and isinstance(cur.get(k), dict):
+                    cur[k].update(v)
+                else:
+                    cur[k] = v
         doc.setdefault("remeasured", []).append(
             {"commit": new.get("commit", ""), "date": new.get("date", ""), "tasks": [r["task"] for r in newrows]})
     doc["results"] = [rows[t] for t in sorted(rows, key=lambda t: (t.split("/")[0], int(t.split("/")[1].split("_")[0])))]
@@ -126,7 +133,8 @@ def main():
         if not x.get("tasks"):
             continue
         lv = " / ".join(f"{x.get('median_' + l, float('nan')):.2f}" for l in LEVELS)
-        kt = (f"{x['kernel_ratio_median']:.2f}, {len(x['kernel_ratio_above_1.5'])}"
+        kt = (f"{x['kernel_ratio_median']:.2f} ({x['kernel_ratio_tasks']} tasks), "
+              f"{len(x['kernel_ratio_above_1.5'])}"
               if x.get("kernel_ratio_tasks") else "-")
         print(f"| {s} | {x['median']:.2f} | {lv} | {100 * x['share_in_0.9_1.1']:.0f} % | {len(x['above_1.5'])} | {kt} |")
     return 0

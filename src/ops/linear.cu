@@ -1,5 +1,5 @@
 /* linear.cu — CUDA cl1_op_linear: y = x @ W^T + bias in full FP32, as PyTorch's addmm: a 1-D bias
- * goes into cuBLASLt's epilogue (gemm_tuned.cu); for a single row or column the bias is
+ * goes into cuBLASLt's epilogue (gemm_tuned.cu); for a one-row or one-column weight the bias is
  * broadcast into y and cublasSgemm accumulates with beta = 1; no bias is a plain cublasSgemm.
  * Row-major y (M, N) is column-major y^T = W x^T with W (N, K) read transposed. */
 #include "cudal1/ops.h"
@@ -20,11 +20,12 @@ extern "C" int cl1_op_linear(void *stream, const float *x, const float *W, const
   if (M * N == 0) return 0;
   if (!y) return 1;
   cudaStream_t st = (cudaStream_t)stream;
-  /* PyTorch's addmm takes cuBLASLt with the bias in the epilogue when the bias is 1-D and every
-     dimension is > 1 (and below 65535 * 32); otherwise the bias is copied in and the GEMM adds
-     to it (beta = 1) */
+  /* PyTorch's addmm takes cuBLASLt with the bias in the epilogue when the bias is 1-D and the
+     weight has more than one row and column (and every size is below 65535 * 32): seen on the
+     H200 for a batch of one too (level3/3: a gemv kernel, no bias copy); otherwise the bias is
+     copied in and the GEMM adds to it (beta = 1) */
   const int64_t lt_max = 65535LL * 32;
-  if (bias && x && W && M > 1 && N > 1 && K > 1 && M < lt_max && N < lt_max && K < lt_max)
+  if (bias && x && W && N > 1 && K > 1 && M < lt_max && N < lt_max && K < lt_max)
     return cl1_gemm_nt_bias(st, x, W, bias, y, M, N, K);
   if (bias) {
     broadcast_rows<<<cl1_ops_grid(M * N, 256), 256, 0, st>>>(bias, y, M, N);

@@ -1,5 +1,6 @@
 /* misc_e_unary.cu — CUDA cl1_op_unary_e: a grid-stride kernel per kind (template parameter),
- * float4 when both pointers are 16-byte aligned, a scalar tail. Formulas as ATen's CUDA kernels
+ * float4 when both pointers are 16-byte aligned (its first threads also take the n % 4 tail),
+ * scalar otherwise. Formulas as ATen's CUDA kernels
  * in float (hardswish divides by 6, mish is x * tanh(log1p(exp(x)))). */
 #include <math.h>
 #include "cudal1/ops.h"
@@ -22,14 +23,19 @@ static __device__ __forceinline__ float ue1(float v, float a) {
   }
 }
 
+/* float4 over the first n / 4 quads, then the first n % 4 threads of the grid take the tail:
+   one launch for any n (a separate tail kernel doubled the launches of odd-sized tensors) */
 template <int K>
-__global__ static void ue_vec4(const float4 *x, float4 *y, int64_t n4, float a) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n4;
-       i += (int64_t)gridDim.x * blockDim.x) {
+__global__ static void ue_vec4(const float *xs, float *ys, int64_t n, float a) {
+  const float4 *x = (const float4 *)xs;
+  float4 *y = (float4 *)ys;
+  const int64_t n4 = n / 4, g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  for (int64_t i = g; i < n4; i += (int64_t)gridDim.x * blockDim.x) {
     float4 v = x[i];
     v.x = ue1<K>(v.x, a), v.y = ue1<K>(v.y, a), v.z = ue1<K>(v.z, a), v.w = ue1<K>(v.w, a);
     y[i] = v;
   }
+  if (4 * n4 + g < n) ys[4 * n4 + g] = ue1<K>(xs[4 * n4 + g], a);
 }
 
 template <int K>
@@ -42,18 +48,11 @@ __global__ static void ue_scalar(const float *x, float *y, int64_t n, float a) {
 template <int K>
 static int ue_launch(cudaStream_t st, const float *x, float *y, int64_t n, float a) {
   const int block = 256;
-  int64_t done = 0;
-  if ((((uintptr_t)x | (uintptr_t)y) & 15) == 0 && n >= 4) {
-    int64_t n4 = n / 4;
-    ue_vec4<K><<<cl1_ops_grid(n4, block), block, 0, st>>>((const float4 *)x, (float4 *)y, n4, a);
-    CL1_LAUNCH_CHECK();
-    done = n4 * 4;
-  }
-  if (done < n) {
-    ue_scalar<K><<<cl1_ops_grid(n - done, block), block, 0, st>>>(x + done, y + done, n - done,
-                                                                  a);
-    CL1_LAUNCH_CHECK();
-  }
+  if ((((uintptr_t)x | (uintptr_t)y) & 15) == 0)
+    ue_vec4<K><<<cl1_ops_grid(n / 4 > 0 ? n / 4 : 1, block), block, 0, st>>>(x, y, n, a);
+  else
+    ue_scalar<K><<<cl1_ops_grid(n, block), block, 0, st>>>(x, y, n, a);
+  CL1_LAUNCH_CHECK();
   return 0;
 }
 

@@ -1,6 +1,6 @@
 /* unary.cu — CUDA cl1_op_unary and cl1_op_binary: one grid-stride kernel per kind (a template
  * parameter, so each kind compiles to its own straight-line loop), float4 when every pointer is
- * 16-byte aligned, a scalar tail for n % 4. Formulas follow ATen's CUDA kernels in float. */
+ * 16-byte aligned (its first threads also take the n % 4 tail), scalar otherwise. Formulas follow ATen's CUDA kernels in float. */
 #include <math.h>
 #include "cudal1/ops.h"
 #include "cuda_common.cuh"
@@ -29,15 +29,20 @@ static __device__ __forceinline__ float unary1(float v, float a, float b) {
   else return v * a;  // CL1_UNARY_MUL_SCALAR
 }
 
+/* float4 over the first n / 4 quads, then the first n % 4 threads of the grid take the tail:
+   one launch for any n (a separate tail kernel doubled the launches of odd-sized tensors) */
 template <int K>
-__global__ static void unary_vec4(const float4 *x, float4 *y, int64_t n4, float a, float b) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n4;
-       i += (int64_t)gridDim.x * blockDim.x) {
+__global__ static void unary_vec4(const float *xs, float *ys, int64_t n, float a, float b) {
+  const float4 *x = (const float4 *)xs;
+  float4 *y = (float4 *)ys;
+  const int64_t n4 = n / 4, g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  for (int64_t i = g; i < n4; i += (int64_t)gridDim.x * blockDim.x) {
     float4 v = x[i];
     v.x = unary1<K>(v.x, a, b), v.y = unary1<K>(v.y, a, b);
     v.z = unary1<K>(v.z, a, b), v.w = unary1<K>(v.w, a, b);
     y[i] = v;
   }
+  if (4 * n4 + g < n) ys[4 * n4 + g] = unary1<K>(xs[4 * n4 + g], a, b);
 }
 
 template <int K>
@@ -50,19 +55,11 @@ __global__ static void unary_scalar(const float *x, float *y, int64_t n, float a
 template <int K>
 static int unary_launch(cudaStream_t st, const float *x, float *y, int64_t n, float a, float b) {
   const int block = 256;
-  int64_t done = 0;
-  if ((((uintptr_t)x | (uintptr_t)y) & 15) == 0 && n >= 4) {
-    int64_t n4 = n / 4;
-    unary_vec4<K><<<cl1_ops_grid(n4, block), block, 0, st>>>((const float4 *)x, (float4 *)y, n4,
-                                                              a, b);
-    CL1_LAUNCH_CHECK();
-    done = n4 * 4;
-  }
-  if (done < n) {
-    unary_scalar<K><<<cl1_ops_grid(n - done, block), block, 0, st>>>(x + done, y + done,
-                                                                     n - done, a, b);
-    CL1_LAUNCH_CHECK();
-  }
+  if ((((uintptr_t)x | (uintptr_t)y) & 15) == 0)
+    unary_vec4<K><<<cl1_ops_grid(n / 4 > 0 ? n / 4 : 1, block), block, 0, st>>>(x, y, n, a, b);
+  else
+    unary_scalar<K><<<cl1_ops_grid(n, block), block, 0, st>>>(x, y, n, a, b);
+  CL1_LAUNCH_CHECK();
   return 0;
 }
 
@@ -98,15 +95,18 @@ static __device__ __forceinline__ float binary1(float u, float v) {
   else return u / v;  // CL1_BINARY_DIV
 }
 
-template <int K>
-__global__ static void binary_vec4(const float4 *x, const float4 *z, float4 *y, int64_t n4) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n4;
-       i += (int64_t)gridDim.x * blockDim.x) {
+template <int K>  // float4 plus the tail in one launch, as unary_vec4
+__global__ static void binary_vec4(const float *xs, const float *zs, float *ys, int64_t n) {
+  const float4 *x = (const float4 *)xs, *z = (const float4 *)zs;
+  float4 *y = (float4 *)ys;
+  const int64_t n4 = n / 4, g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  for (int64_t i = g; i < n4; i += (int64_t)gridDim.x * blockDim.x) {
     float4 u = x[i], v = z[i];
     u.x = binary1<K>(u.x, v.x), u.y = binary1<K>(u.y, v.y);
     u.z = binary1<K>(u.z, v.z), u.w = binary1<K>(u.w, v.w);
     y[i] = u;
   }
+  if (4 * n4 + g < n) ys[4 * n4 + g] = binary1<K>(xs[4 * n4 + g], zs[4 * n4 + g]);
 }
 
 template <int K>
@@ -119,19 +119,11 @@ __global__ static void binary_scalar(const float *x, const float *z, float *y, i
 template <int K>
 static int binary_launch(cudaStream_t st, const float *x, const float *z, float *y, int64_t n) {
   const int block = 256;
-  int64_t done = 0;
-  if ((((uintptr_t)x | (uintptr_t)z | (uintptr_t)y) & 15) == 0 && n >= 4) {
-    int64_t n4 = n / 4;
-    binary_vec4<K><<<cl1_ops_grid(n4, block), block, 0, st>>>(
-        (const float4 *)x, (const float4 *)z, (float4 *)y, n4);
-    CL1_LAUNCH_CHECK();
-    done = n4 * 4;
-  }
-  if (done < n) {
-    binary_scalar<K><<<cl1_ops_grid(n - done, block), block, 0, st>>>(x + done, z + done,
-                                                                      y + done, n - done);
-    CL1_LAUNCH_CHECK();
-  }
+  if ((((uintptr_t)x | (uintptr_t)z | (uintptr_t)y) & 15) == 0)
+    binary_vec4<K><<<cl1_ops_grid(n / 4 > 0 ? n / 4 : 1, block), block, 0, st>>>(x, z, y, n);
+  else
+    binary_scalar<K><<<cl1_ops_grid(n, block), block, 0, st>>>(x, z, y, n);
+  CL1_LAUNCH_CHECK();
   return 0;
 }
 

@@ -104,6 +104,42 @@ static void test_relu_bias(void **state) {
     }
 }
 
+/* The elementwise families in one launch for any n: float4 quads plus a tail taken by the first
+   threads (n % 4 of 0..3), or the scalar kernel for a pointer off 16-byte alignment (skew). */
+typedef int (*unk_fn)(void *, cl1_unary_kind, const float *, float *, int64_t, double, double);
+typedef int (*bin_fn)(void *, cl1_binary_kind, const float *, const float *, float *, int64_t);
+typedef int (*une_fn)(void *, int, const float *, float *, int64_t, double);
+
+static void test_elementwise_tails(void **state) {
+  (void)state;
+  unk_fn hu = (unk_fn)hsym("cl1_op_unary"), cu = (unk_fn)csym("cl1_op_unary");
+  bin_fn hb = (bin_fn)hsym("cl1_op_binary"), cbn = (bin_fn)csym("cl1_op_binary");
+  une_fn he = (une_fn)hsym("cl1_op_unary_e"), ce = (une_fn)csym("cl1_op_unary_e");
+  int64_t sizes[] = {1, 2, 3, 4, 5, 7, 1023, 1025, 100003};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (int skew = 0; skew <= 4; skew += 4) {
+      int64_t n = sizes[s];
+      float *x = hrnd(n, 4, 0), *z = hrnd(n, 1, 2), *want = malloc(sizeof(float) * (size_t)n);
+      float *dx = dcopy(x, n, skew), *dz = dcopy(z, n, skew), *dy = dcopy(NULL, n, skew);
+      assert_int_equal(hu(NULL, CL1_UNARY_TANH, x, want, n, 0, 0), 0);
+      assert_int_equal(cu(NULL, CL1_UNARY_TANH, dx, dy, n, 0, 0), 0);
+      float *got = back(dy, n);
+      close_all("tanh", got, want, n, 1e-6, 1e-6);
+      free(got);
+      assert_int_equal(hb(NULL, CL1_BINARY_DIV, x, z, want, n), 0);
+      assert_int_equal(cbn(NULL, CL1_BINARY_DIV, dx, dz, dy, n), 0);
+      got = back(dy, n);
+      close_all("binary div", got, want, n, 0, 1e-6);
+      free(got);
+      assert_int_equal(he(NULL, CL1_UNARY_E_MISH, x, want, n, 0), 0);
+      assert_int_equal(ce(NULL, CL1_UNARY_E_MISH, dx, dy, n, 0), 0);
+      got = back(dy, n);
+      close_all("mish", got, want, n, 1e-6, 1e-5);
+      free(got), free(x), free(z), free(want);
+      dfree(dx, skew), dfree(dz, skew), dfree(dy, skew);
+    }
+}
+
 static void test_softmax(void **state) {
   (void)state;
   rc_fn h = (rc_fn)hsym("cl1_op_softmax"), c = (rc_fn)csym("cl1_op_softmax");
@@ -176,9 +212,10 @@ static void test_gemm(void **state) {
   mm_fn hm = (mm_fn)hsym("cl1_op_matmul"), cm = (mm_fn)csym("cl1_op_matmul");
   lin_fn hl = (lin_fn)hsym("cl1_op_linear"), cl = (lin_fn)csym("cl1_op_linear");
   /* {8, 256, 1280}: level3/33's i2h, a split-K pick of the bias-epilogue path; {1, 37, 131}: one
-     row, the broadcast-then-beta-1 path */
+     row, still that path; {5, 1, 131} and {1, 1, 1}: a one-row weight, the broadcast-then-beta-1
+     path */
   int64_t shapes[][3] = {{67, 67, 67}, {9, 37, 131}, {256, 512, 1024}, {8, 256, 1280},
-                         {1, 37, 131}, {1, 1, 1}, {3, 5, 0}};
+                         {1, 37, 131}, {5, 1, 131}, {1, 1, 1}, {3, 5, 0}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
     float *A = hrnd(M * K, 1, 0), *B = hrnd(K * N, 1, 0), *W = hrnd(N * K, 1, 0), *bi = hrnd(N, 1, 0);
@@ -491,7 +528,8 @@ static void test_rnn(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_relu_bias), cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_relu_bias), cmocka_unit_test(test_elementwise_tails),
+      cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_sum_dim),   cmocka_unit_test(test_layernorm),
       cmocka_unit_test(test_gemm),      cmocka_unit_test(test_conv2d),
       cmocka_unit_test(test_batchnorm), cmocka_unit_test(test_groupnorm_layernorm_short),

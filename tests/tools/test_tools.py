@@ -1,7 +1,7 @@
 """test_tools.py — the Python result tools on fixtures (CPU, no torch): tools/fidelity_summary.py
 summarises a suite_gpu document per shape set and level, merges a re-measured subset over it
-(rows replaced, the merge recorded), takes kernel-time ratios from a profile run, and rejects a file that is not a suite document with one
-message and a non-zero exit."""
+(per shape set, the merge recorded), takes kernel-time ratios from a profile run, and rejects a
+file that is not a suite document with one message and a non-zero exit."""
 import json
 import os
 import subprocess
@@ -72,10 +72,27 @@ class FidelitySummary(unittest.TestCase):
         self.assertEqual(s["kernel_ratio_above_1.5"], [["level1/2_B", 1.6]])
         self.assertEqual(f["kernel_times"]["rows"], 2)
         self.assertNotIn("kernel_ratio_tasks", f["summary"]["large"])
-        self.assertIn("| 1.30, 1 |", p.stdout)
+        self.assertIn("| 1.30 (2 tasks), 1 |", p.stdout)
         p = self.run_tool(self.suite, "--kernel-times", prof, "--merge", new, "--out", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(json.load(open(out))["summary"]["small"]["kernel_ratio_above_1.5"], [])
+
+    def test_merge_keeps_what_the_newer_run_lacks(self):
+        new = os.path.join(self.dir, "new.json")  # a timing-only re-run: no test shapes, no check
+        json.dump({"commit": "ddd", "results": [{"task": "level1/2_B", "small": {"ratio": 0.9, "ref_ms": 0.9}}]},
+                  open(new, "w"))
+        old = json.load(open(self.suite))
+        old["results"][1]["test"] = {"pass": True}
+        json.dump(old, open(self.suite, "w"))
+        merged = os.path.join(self.dir, "merged.json")
+        p = self.run_tool(self.suite, "--merge", new, "--out-suite", merged)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        b = json.load(open(merged))["results"][1]
+        self.assertEqual(b["test"], {"pass": True})
+        self.assertEqual(b["small"]["ratio"], 0.9)
+        self.assertEqual(b["small"]["eager_ms"], 1.0)  # the older field the newer entry lacks
+        self.assertTrue(b["small"]["pass"])
+        self.assertEqual(b["large"]["ratio"], 0.4)
 
     def test_bad_input(self):
         bad = os.path.join(self.dir, "bad.json")
