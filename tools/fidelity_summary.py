@@ -2,7 +2,7 @@
 """fidelity_summary.py — bench/results/h200/ref-fidelity.json and the README table from a
 tools/suite_gpu.py --time document (suite-check.json).
 
-  python3 tools/fidelity_summary.py SUITE.json [--kernel-times PROFILE.json]
+  python3 tools/fidelity_summary.py SUITE.json [--kernel-times PROFILE.json]...
                                    [--merge NEWER.json]... [--out-suite F] [--out F]
 
 --merge updates the rows of the tasks NEWER.json holds (a re-measured subset, e.g. after a fix
@@ -11,7 +11,10 @@ ones, shape sets and fields it lacks are kept (a timing-only re-run keeps the ea
 test-shape check). Each merged document's commit goes into a "remeasured" list, so that one file
 says which rows come from which run. --kernel-times takes the kernel_ratio of a suite_gpu
 --profile run (each side's summed kernel time per call, launch and dispatch left out) into the
-rows it names; rows merged afterwards bring their own. Prints the Markdown summary table.
+rows it names, later files over earlier ones; rows merged afterwards bring their own. A profile
+run's wall-time ratios are not taken: after torch.profiler has run in a process, eager's
+dispatch there is slower (small-shape eager times up to 2x), so timing and profiling are
+separate runs. Prints the Markdown summary table.
 """
 import argparse
 import json
@@ -73,7 +76,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("suite")
     ap.add_argument("--merge", action="append", default=[])
-    ap.add_argument("--kernel-times", help="a suite_gpu --profile document: its kernel_ratio per row")
+    ap.add_argument("--kernel-times", action="append", default=[],
+                    help="a suite_gpu --profile document: its kernel_ratio per row (later files win)")
     ap.add_argument("--out-suite", help="write the merged suite document here")
     ap.add_argument("--out", help="write ref-fidelity.json here")
     a = ap.parse_args()
@@ -82,12 +86,12 @@ def main():
         rows = {r["task"]: r for r in doc["results"]}
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"fidelity_summary: {a.suite}: not a suite_gpu document ({e})")
-    if a.kernel_times:
+    for kt in a.kernel_times:
         try:
-            prof = json.load(open(a.kernel_times))
+            prof = json.load(open(kt))
             prow = prof["results"]
         except (OSError, ValueError, KeyError, TypeError) as e:
-            sys.exit(f"fidelity_summary: {a.kernel_times}: not a suite_gpu document ({e})")
+            sys.exit(f"fidelity_summary: {kt}: not a suite_gpu document ({e})")
         n = 0
         for pr in prow:
             for sh in ("small", "large"):
@@ -95,7 +99,8 @@ def main():
                 if pr.get("task") in rows and isinstance(x.get("kernel_ratio"), (int, float)):
                     rows[pr["task"]].setdefault(sh, {})["kernel_ratio"] = x["kernel_ratio"]
                     n += 1
-        doc["kernel_times"] = {"commit": prof.get("commit", ""), "date": prof.get("date", ""), "rows": n}
+        doc.setdefault("kernel_times", []).append(
+            {"commit": prof.get("commit", ""), "date": prof.get("date", ""), "rows": n})
     for m in a.merge:
         try:
             new = json.load(open(m))
@@ -118,7 +123,7 @@ def main():
         "tool": "bench/ref_fidelity (tools/suite_gpu.py --time), summarised by tools/fidelity_summary.py",
         "commit": doc.get("commit", ""), "date": doc.get("date", ""), "gpu": doc.get("gpu", ""),
         "torch": doc.get("torch", ""), "remeasured": doc.get("remeasured", []),
-        "kernel_times": doc.get("kernel_times", {}),
+        "kernel_times": doc.get("kernel_times", []),
         "summary": {s: summarise(doc["results"], s) for s in ("small", "large")},
         "results": [{"task": r["task"], **{s: {k: r[s][k] for k in ("ref_ms", "eager_ms", "ratio", "trials", "kernel_ratio") if k in r.get(s, {})}
                                            for s in ("small", "large") if s in r}} for r in doc["results"]],

@@ -70,7 +70,7 @@ class FidelitySummary(unittest.TestCase):
         self.assertEqual(s["kernel_ratio_tasks"], 2)  # the unknown task is not added
         self.assertAlmostEqual(s["kernel_ratio_median"], 1.3)
         self.assertEqual(s["kernel_ratio_above_1.5"], [["level1/2_B", 1.6]])
-        self.assertEqual(f["kernel_times"]["rows"], 2)
+        self.assertEqual(f["kernel_times"][0]["rows"], 2)
         self.assertNotIn("kernel_ratio_tasks", f["summary"]["large"])
         self.assertIn("| 1.30 (2 tasks), 1 |", p.stdout)
         p = self.run_tool(self.suite, "--kernel-times", prof, "--merge", new, "--out", out)
