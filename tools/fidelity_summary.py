@@ -72,6 +72,18 @@ def summarise_wall(rows, shapes):
     return s
 
 
+def load_doc(path):
+    """A suite_gpu document (a dict with a list of rows that name their task), or exit with one
+    message naming the file."""
+    try:
+        doc = json.load(open(path))
+        if not all(isinstance(r["task"], str) for r in doc["results"]):
+            raise TypeError("a row's task is not a string")
+        return doc
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"fidelity_summary: {path}: not a suite_gpu document ({e})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("suite")
@@ -81,19 +93,12 @@ def main():
     ap.add_argument("--out-suite", help="write the merged suite document here")
     ap.add_argument("--out", help="write ref-fidelity.json here")
     a = ap.parse_args()
-    try:
-        doc = json.load(open(a.suite))
-        rows = {r["task"]: r for r in doc["results"]}
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        sys.exit(f"fidelity_summary: {a.suite}: not a suite_gpu document ({e})")
+    doc = load_doc(a.suite)
+    rows = {r["task"]: r for r in doc["results"]}
     for kt in a.kernel_times:
-        try:
-            prof = json.load(open(kt))
-            prow = prof["results"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            sys.exit(f"fidelity_summary: {kt}: not a suite_gpu document ({e})")
+        prof = load_doc(kt)
         n = 0
-        for pr in prow:
+        for pr in prof["results"]:
             for sh in ("small", "large"):
                 x = pr.get(sh, {})
                 if pr.get("task") in rows and isinstance(x.get("kernel_ratio"), (int, float)):
@@ -102,11 +107,8 @@ def main():
         doc.setdefault("kernel_times", []).append(
             {"commit": prof.get("commit", ""), "date": prof.get("date", ""), "rows": n})
     for m in a.merge:
-        try:
-            new = json.load(open(m))
-            newrows = new["results"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            sys.exit(f"fidelity_summary: {m}: not a suite_gpu document ({e})")
+        new = load_doc(m)
+        newrows = new["results"]
         for r in newrows:
             cur = rows.setdefault(r["task"], {"task": r["task"]})
             for k, v in r.items():
