@@ -2,7 +2,8 @@
  * cold and cached compiles, 16 candidates compiled in parallel, cached end-to-end `cudal1 eval`
  * per starter task split into its phases, and the repeatability of speedups across 5 fresh
  * evaluations. Writes one JSON document to stdout.
- * usage: build/bench/eval_latency [--device cuda|host] [--shapes S] [--repeat-task ID --repeat-file F] */
+ * usage: build/bench/eval_latency [--device cuda|host] [--shapes S] [--repeat-task ID --repeat-file F
+ *        [--repeat-ref-file G]]   (G: a candidate doing what the reference does, the control) */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -47,14 +48,64 @@ static void trivial_source(char *buf, size_t n, int k, int cuda) {
              "  return 0;\n}\n", k);
 }
 
+/* 5 evaluations of one candidate in fresh processes into doc[key]: the speedups, each run's two
+ * medians (a spread from one side's process running slower for its whole life — seen: the
+ * candidate's 0.372 ms vs 0.352 ms in the others — shows there) and max / min. */
+static void repeatability(cJSON *doc, const char *key, const char *cache, const char *task,
+                          const char *file, const char *device, const char *shapes) {
+  static char out[1 << 18];
+  cJSON *rj = cJSON_AddObjectToObject(doc, key);
+  cJSON_AddStringToObject(rj, "task", task);
+  cJSON_AddStringToObject(rj, "solution", file);
+  cJSON *arr = cJSON_AddArrayToObject(rj, "speedups");
+  cJSON *runs = cJSON_AddArrayToObject(rj, "runs");
+  double sp[5];
+  int n = 0;
+  double cand_ms = 0;
+  for (int k = 0; k < 5; k++) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s build/cudal1 eval --task %s --solution %s "
+             "--device %s --shapes %s --json --remeasure 0 2>/dev/null", cache, task, file,
+             device, shapes);
+    run(cmd, out, sizeof out);
+    cJSON *j = cJSON_Parse(out);
+    cJSON *s = j ? cJSON_GetObjectItem(j, "speedup") : NULL;
+    if (cJSON_IsNumber(s) && s->valuedouble > 0) {
+      sp[n++] = s->valuedouble;
+      cJSON_AddItemToArray(arr, cJSON_CreateNumber(s->valuedouble));
+      cJSON *tm = cJSON_GetObjectItem(j, "timing");
+      cJSON *t = cJSON_GetObjectItem(tm, "candidate"), *rf = cJSON_GetObjectItem(tm, "reference");
+      cJSON *tc = t ? cJSON_GetObjectItem(t, "median_ms") : NULL;
+      cJSON *rc = rf ? cJSON_GetObjectItem(rf, "median_ms") : NULL;
+      cJSON *nt = rf ? cJSON_GetObjectItem(rf, "n") : NULL;
+      if (cJSON_IsNumber(tc)) cand_ms = tc->valuedouble;
+      cJSON *one = cJSON_CreateObject();
+      cJSON_AddNumberToObject(one, "speedup", s->valuedouble);
+      if (cJSON_IsNumber(rc)) cJSON_AddNumberToObject(one, "ref_median_ms", rc->valuedouble);
+      if (cJSON_IsNumber(tc)) cJSON_AddNumberToObject(one, "cand_median_ms", tc->valuedouble);
+      if (cJSON_IsNumber(nt)) cJSON_AddNumberToObject(one, "trials", nt->valuedouble);
+      cJSON_AddItemToArray(runs, one);
+    }
+    cJSON_Delete(j);
+  }
+  if (n) {
+    double lo = sp[0], hi = sp[0];
+    for (int k = 1; k < n; k++) { if (sp[k] < lo) lo = sp[k]; if (sp[k] > hi) hi = sp[k]; }
+    cJSON_AddNumberToObject(rj, "candidate_median_ms", cand_ms);
+    cJSON_AddNumberToObject(rj, "max_over_min", hi / lo);
+    cJSON_AddNumberToObject(rj, "spread_pct", (hi / lo - 1) * 100);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *device = "cuda", *shapes = "small", *rep_task = NULL, *rep_file = NULL;
-  const char *cand_dir = NULL;
+  const char *cand_dir = NULL, *rep_ref_file = NULL;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--device")) device = argv[i + 1];
     else if (!strcmp(argv[i], "--shapes")) shapes = argv[i + 1];
     else if (!strcmp(argv[i], "--repeat-task")) rep_task = argv[i + 1];
     else if (!strcmp(argv[i], "--repeat-file")) rep_file = argv[i + 1];
+    else if (!strcmp(argv[i], "--repeat-ref-file")) rep_ref_file = argv[i + 1];
     else if (!strcmp(argv[i], "--candidates")) cand_dir = argv[i + 1];
   }
   int cuda = !strcmp(device, "cuda");
@@ -150,52 +201,11 @@ int main(int argc, char **argv) {
     if (d) closedir(d);
   }
 
-  /* 4. repeatability: the same candidate, 5 evaluations in fresh processes */
-  if (rep_task && rep_file) {
-    cJSON *rj = cJSON_AddObjectToObject(doc, "repeatability");
-    cJSON_AddStringToObject(rj, "task", rep_task);
-    cJSON_AddStringToObject(rj, "solution", rep_file);
-    cJSON *arr = cJSON_AddArrayToObject(rj, "speedups");
-    /* each evaluation's two medians: a spread from one side's process running slower for its
-       whole life (seen: the candidate's 0.372 ms vs 0.352 ms in the others) shows here */
-    cJSON *runs = cJSON_AddArrayToObject(rj, "runs");
-    double sp[5];
-    int n = 0;
-    double cand_ms = 0;
-    for (int k = 0; k < 5; k++) {
-      char cmd[2048];
-      snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s build/cudal1 eval --task %s --solution %s "
-               "--device %s --shapes %s --json --remeasure 0 2>/dev/null", cache, rep_task,
-               rep_file, device, shapes);
-      run(cmd, out, sizeof out);
-      cJSON *j = cJSON_Parse(out);
-      cJSON *s = j ? cJSON_GetObjectItem(j, "speedup") : NULL;
-      if (cJSON_IsNumber(s) && s->valuedouble > 0) {
-        sp[n++] = s->valuedouble;
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber(s->valuedouble));
-        cJSON *tm = cJSON_GetObjectItem(j, "timing");
-        cJSON *t = cJSON_GetObjectItem(tm, "candidate"), *rf = cJSON_GetObjectItem(tm, "reference");
-        cJSON *tc = t ? cJSON_GetObjectItem(t, "median_ms") : NULL;
-        cJSON *rc = rf ? cJSON_GetObjectItem(rf, "median_ms") : NULL;
-        if (cJSON_IsNumber(tc)) cand_ms = tc->valuedouble;
-        cJSON *one = cJSON_CreateObject();
-        cJSON_AddNumberToObject(one, "speedup", s->valuedouble);
-        if (cJSON_IsNumber(rc)) cJSON_AddNumberToObject(one, "ref_median_ms", rc->valuedouble);
-        if (cJSON_IsNumber(tc)) cJSON_AddNumberToObject(one, "cand_median_ms", tc->valuedouble);
-        cJSON *n_t = rf ? cJSON_GetObjectItem(rf, "n") : NULL;
-        if (cJSON_IsNumber(n_t)) cJSON_AddNumberToObject(one, "trials", n_t->valuedouble);
-        cJSON_AddItemToArray(runs, one);
-      }
-      cJSON_Delete(j);
-    }
-    if (n) {
-      double lo = sp[0], hi = sp[0];
-      for (int k = 1; k < n; k++) { if (sp[k] < lo) lo = sp[k]; if (sp[k] > hi) hi = sp[k]; }
-      cJSON_AddNumberToObject(rj, "candidate_median_ms", cand_ms);
-      cJSON_AddNumberToObject(rj, "max_over_min", hi / lo);
-      cJSON_AddNumberToObject(rj, "spread_pct", (hi / lo - 1) * 100);
-    }
-  }
+  /* 4. repeatability: the same candidate, 5 evaluations in fresh processes; and, as a control,
+     a candidate that runs the reference's own op call (both sides the same code) */
+  if (rep_task && rep_file) repeatability(doc, "repeatability", cache, rep_task, rep_file, device, shapes);
+  if (rep_task && rep_ref_file)
+    repeatability(doc, "repeatability_ref_as_candidate", cache, rep_task, rep_ref_file, device, shapes);
   char *s = cJSON_Print(doc);
   puts(s);
   free(s);
