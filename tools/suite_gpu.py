@@ -18,6 +18,7 @@ files (large shape sets hold up to 16 GB per task):
          which sees the C reference's kernels too: same process), to say why a ratio is off,
          and kernel_ratio: the reference's device time per call over eager's, launch and
          dispatch time left out (at small shapes eager's wall time is mostly Python dispatch).
+         Not together with --time: once the profiler has run, eager's dispatch is slower.
 
 Tolerance test as everywhere in cudal1: |ref - twin| <= atol + rtol * |twin|. Tasks run in a
 child process that the parent restarts after a crash or a sticky CUDA error, so one broken task
@@ -406,6 +407,11 @@ def main():
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.shapes = args.shapes or ["test", "small", "large"]
+    if args.time and args.profile:
+        # measured on the H200: after torch.profiler has run in a process, eager's dispatch there
+        # is slower for every later task (small-shape eager times up to 2x), so the ratios lie
+        ap.error("--time and --profile in one run: the profiler slows eager's later timings; "
+                 "run them separately")
     if args.worker:
         return worker(args)
     tasks = args.task or find_tasks(os.path.join(ROOT, "suite"), args.level or None)

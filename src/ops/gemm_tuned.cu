@@ -20,8 +20,7 @@
 namespace {
 struct tuned {
   int64_t M, N, K, lda, align;
-  bool bias;   // CUBLASLT_EPILOGUE_BIAS, the heuristic's first pick
-  bool timed;  // the algorithm was chosen by timing
+  bool bias;  // CUBLASLT_EPILOGUE_BIAS and the heuristic's first pick; else timed
   cublasLtMatmulDesc_t op;
   cublasLtMatrixLayout_t a, b, c;  // a: W (K x N col-major), b: A (K x M, ld lda), c: C (N x M)
   cublasLtMatmulAlgo_t algo;
@@ -111,15 +110,20 @@ int tune(tuned &t, cudaStream_t st, const float *A, const float *W, float *C, bo
   return 0;
 }
 
-// One cached GEMM: timed (cl1_gemm_nt_tuned) or with the bias epilogue (cl1_gemm_nt_bias).
+// One cached GEMM: timed without a bias (cl1_gemm_nt_tuned), untimed with the bias epilogue
+// (cl1_gemm_nt_bias).
 int gemm_cached(cudaStream_t st, const float *A, int64_t lda, const float *W, const float *bias,
-                float *C, int64_t M, int64_t N, int64_t K, bool timed) {
+                float *C, int64_t M, int64_t N, int64_t K) {
   if (M <= 0 || N <= 0 || K <= 0 || lda < K) return 1;
   int64_t align = cl1_ops_align(A, W, C);
-  if (bias && cl1_ops_align(bias, bias, bias) < align) align = cl1_ops_align(bias, bias, bias);
+  if (bias) {
+    int64_t ab = cl1_ops_align(bias, bias, bias);
+    if (ab < align) align = ab;
+  }
   cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(st, &cap) != cudaSuccess) return 1;
   const bool capturing = cap != cudaStreamCaptureStatusNone, has_bias = bias != nullptr;
+  const bool timed = !has_bias;
   std::lock_guard<std::mutex> lk(g_mu);
   if (!g_lt) {
     if (cublasLtCreate(&g_lt) != CUBLAS_STATUS_SUCCESS) return 1;
@@ -128,12 +132,12 @@ int gemm_cached(cudaStream_t st, const float *A, int64_t lda, const float *W, co
   for (int i = 0; i < g_nt; i++) {
     const tuned &t = g_t[i];
     if (t.M == M && t.N == N && t.K == K && t.lda == lda && t.align == align &&
-        t.bias == has_bias && t.timed == timed)
+        t.bias == has_bias)
       return run(t, &t.algo, st, A, W, bias, C);
   }
   tuned t;
   memset(&t, 0, sizeof t);
-  t.M = M, t.N = N, t.K = K, t.lda = lda, t.align = align, t.bias = has_bias, t.timed = timed;
+  t.M = M, t.N = N, t.K = K, t.lda = lda, t.align = align, t.bias = has_bias;
   int rc = describe(t) || tune(t, st, A, W, C, timed && !capturing) ||
            run(t, &t.algo, st, A, W, bias, C);
   if (!rc && !(timed && capturing)) {  // an untimed pick is the same inside a capture: keep it
@@ -149,11 +153,11 @@ int gemm_cached(cudaStream_t st, const float *A, int64_t lda, const float *W, co
 
 int cl1_gemm_nt_tuned(cudaStream_t st, const float *A, int64_t lda, const float *W, float *C,
                       int64_t M, int64_t N, int64_t K) {
-  return gemm_cached(st, A, lda, W, nullptr, C, M, N, K, true);
+  return gemm_cached(st, A, lda, W, nullptr, C, M, N, K);
 }
 
 int cl1_gemm_nt_bias(cudaStream_t st, const float *A, const float *W, const float *bias,
                      float *C, int64_t M, int64_t N, int64_t K) {
   if (!bias) return 1;
-  return gemm_cached(st, A, K, W, bias, C, M, N, K, false);
+  return gemm_cached(st, A, K, W, bias, C, M, N, K);
 }
