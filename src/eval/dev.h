@@ -34,6 +34,9 @@ struct cl1_dev {
   int (*graph_end)(cl1_dev *d, void **graph_exec, cl1_err *err);
   int (*graph_launch)(cl1_dev *d, void *graph_exec, cl1_err *err);
   void (*graph_free)(cl1_dev *d, void *graph_exec);
+  /* Reads one word per 64 KiB of device memory p (its page translations loaded, the L2 almost
+   * untouched); NULL on host. */
+  int (*touch)(cl1_dev *d, const void *p, size_t bytes, cl1_err *err);
   /* Page-locks host memory the device copies into (the shared output regions); NULL on host. */
   int (*pin)(cl1_dev *d, void *host, size_t bytes, cl1_err *err);
   void (*close)(cl1_dev *d);

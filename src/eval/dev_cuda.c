@@ -16,6 +16,7 @@ typedef struct {
   size_t flush_bytes;
   void *scratch;
   double t0;
+  double delay_us;  /* diagnosis (CUDAL1_EV_DELAY_US): GPU-side hold before the start event */
 } cuda_impl;
 
 #define CK(call)                                                                        \
@@ -69,10 +70,17 @@ static int c_flush(cl1_dev *d, cl1_err *err) {
   if (e) return cl1_err_set(err, "L2 flush: %s", cudaGetErrorString((cudaError_t)e));
   return 0;
 }
+static int c_touch(cl1_dev *d, const void *p, size_t bytes, cl1_err *err) {
+  cuda_impl *c = impl(d);
+  int e = cl1_devk_touch_pages(p, bytes, 64 << 10, c->scratch, c->stream);
+  if (e) return cl1_err_set(err, "page touch: %s", cudaGetErrorString((cudaError_t)e));
+  return 0;
+}
 static int c_begin(cl1_dev *d, cl1_err *err) {
   cuda_impl *c = impl(d);
   CK(cudaDeviceSynchronize());
   c->t0 = cl1_now();
+  if (c->delay_us > 0) CK((cudaError_t)cl1_devk_delay(c->delay_us, c->stream));
   CK(cudaEventRecord(c->ev0, c->stream));
   return 0;
 }
@@ -161,6 +169,8 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   cuda_impl *c = calloc(1, sizeof *c);
   if (!c) return cl1_err_set(err, "out of memory");
   d->impl = c;
+  const char *dl = getenv("CUDAL1_EV_DELAY_US");
+  c->delay_us = dl ? atof(dl) : 0;
   d->backend = CL1_BACKEND_CUDA;
   struct cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
@@ -182,6 +192,7 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   d->begin = c_begin; d->end = c_end; d->graph_begin = c_graph_begin;
   d->graph_end = c_graph_end; d->graph_launch = c_graph_launch; d->graph_free = c_graph_free;
   d->pin = c_pin;
+  d->touch = c_touch;
   d->close = c_close;
   return 0;
 }

@@ -62,3 +62,42 @@ extern "C" int cl1_devk_flush_read(const void *buf, size_t bytes, void *sink, vo
       (const uint4 *)buf, n, make_uint4(~0u, ~0u, ~0u, ~0u), (uint4 *)sink);
   return (int)cudaGetLastError();
 }
+
+// Reads one 4-byte word per `stride` bytes of buf: the GPU's address translation for every page
+// of buf gets loaded while the L2 gains a sector per stride (1/2048 of the buffer at 64 KiB).
+__global__ void touch_pages_k(const unsigned *buf, size_t words, size_t step, unsigned *sink) {
+  unsigned acc = 0;
+  for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * step; i < words;
+       i += (size_t)gridDim.x * blockDim.x * step)
+    acc ^= buf[i];
+  if (acc == 0x9E3779B9u && threadIdx.x == 0x7fff) *sink = acc;  // never true: keeps the loads
+}
+
+extern "C" int cl1_devk_touch_pages(const void *buf, size_t bytes, size_t stride, void *sink,
+                                    void *stream) {
+  size_t words = bytes / 4, step = stride / 4 ? stride / 4 : 1;
+  size_t pages = (words + step - 1) / step;
+  int threads = 256, blocks = (int)((pages + threads - 1) / threads);
+  if (blocks < 1) blocks = 1;
+  if (blocks > 1024) blocks = 1024;
+  touch_pages_k<<<blocks, threads, 0, (cudaStream_t)stream>>>((const unsigned *)buf, words, step,
+                                                              (unsigned *)sink);
+  return (int)cudaGetLastError();
+}
+
+// Holds the stream for `ns` nanoseconds of GPU time (a diagnosis of where event time goes: work
+// launched behind it is already queued when the event after it fires).
+__global__ void delay_k(unsigned long long ns) {
+  unsigned long long t0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  for (;;) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 >= ns) break;
+  }
+}
+
+extern "C" int cl1_devk_delay(double us, void *stream) {
+  delay_k<<<1, 1, 0, (cudaStream_t)stream>>>((unsigned long long)(us * 1e3));
+  return (int)cudaGetLastError();
+}

@@ -16,6 +16,8 @@ typedef struct {
   cl1_backend backend;
   int shapes;                /* CL1_SHAPES_* */
   bool graph, warm_cache;
+  bool touch_pages;       /* experiment: page-translation warm-up after the flush */
+  int time_block;         /* experiment: trials per side before switching (1 = ABAB) */
   int param_seeds, input_sets;   /* verification: >= 2 x 3 */
   int min_trials, max_trials;    /* per solution; >= 30 */
   double time_budget_s;          /* timing phase */

@@ -41,6 +41,10 @@ void cl1_eval_opts_default(cl1_eval_opts *o) {
   o->setup_timeout_s = 120.0;
   o->suspicious_speedup = 3.0;
   o->remeasure = 2;
+  /* timing experiments (scripts/diagnose-repeat), not options */
+  const char *tp = getenv("CUDAL1_TOUCH_PAGES"), *tb = getenv("CUDAL1_TIME_BLOCK");
+  o->touch_pages = tp && *tp == '1';
+  o->time_block = tb ? atoi(tb) : 1;
 }
 
 /* What one pass over (verify, time) needs and produces. */
@@ -183,6 +187,7 @@ static int start_workers(pass *p, cl1_eval_result *r, cl1_err *err) {
     cJSON_AddNumberToObject(m, "cpu_s", 600);
     cJSON_AddNumberToObject(m, "fsize", 16 << 20);
     cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
+    cJSON_AddBoolToObject(m, "touch_pages", o->touch_pages);
     cJSON_AddBoolToObject(m, "graph", o->graph);
     cl1_wproc_send(w, CL1_MSG_SETUP, m);
     cJSON_Delete(m);
@@ -424,12 +429,19 @@ static int timing(pass *p, cl1_eval_result *r) {
   int check_at[3] = {1 + (int)(next_seed(p) % 8), 8 + (int)(next_seed(p) % 20),
                      20 + (int)(next_seed(p) % 40)};
   double t_start = cl1_now(), timeout = o->call_timeout_s;
-  for (int i = 0; i < max_t; i++) {
-    int set = i % nsets;
-    /* a re-verified pair: the reference's outputs of the same set come back first */
+  /* ABAB by default; CUDAL1_TIME_BLOCK=k (a diagnosis) runs k trials of one side, then k of the
+     other. A re-verified trial is always a pair of its own. */
+  const int block = o->time_block > 1 ? o->time_block : 1;
+  for (int i = 0; i < max_t;) {
     bool cf = i == check_at[0] || i == check_at[1] || i == check_at[2];
-    if (trial(p, r, false, set, cf, 0, o->setup_timeout_s)) return 1;
-    if (trial(p, r, true, set, cf, 0, timeout)) return 1;
+    int b = 1;
+    while (!cf && b < block && i + b < max_t && i + b != check_at[0] && i + b != check_at[1] &&
+           i + b != check_at[2])
+      b++;
+    for (int j = 0; j < b; j++)
+      if (trial(p, r, false, (i + j) % nsets, cf, 0, o->setup_timeout_s)) return 1;
+    for (int j = 0; j < b; j++)
+      if (trial(p, r, true, (i + j) % nsets, cf, 0, timeout)) return 1;
     if (cf) {
       char what[64];
       snprintf(what, sizeof what, "re-verification of timed call %d", i + 1);
@@ -442,12 +454,13 @@ static int timing(pass *p, cl1_eval_result *r) {
       double t = 50 * ref_ms / 1e3 + 2.0;
       if (t < timeout) timeout = t;
     }
-    int n = i + 1;
+    i += b;
+    int n = i;
     if (n >= o->min_trials && n > check_at[2]) {
-      cl1_stats a, b, q;
+      cl1_stats a, bs, q;
       cl1_stats_of(p->ref_ms, p->n_ref, &a);
-      cl1_stats_of(p->cand_ms, p->n_cand, &b);
-      if (ci_tight(&a, o->ci_target) && ci_tight(&b, o->ci_target)) break;
+      cl1_stats_of(p->cand_ms, p->n_cand, &bs);
+      if (ci_tight(&a, o->ci_target) && ci_tight(&bs, o->ci_target)) break;
       /* The speedup is known once the paired ratios are: under a slow drift of the GPU's speed
          (clocks, power; seen as 0.27 -> 0.32 ms phases of one conv) each side's median stays
          wide for 1000 trials while the ABAB pairs, measured microseconds apart, agree. */
