@@ -37,7 +37,7 @@ BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test gpu-test bench demo clean deps bundle
 all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
-     $(BUILD)/libcl1ops_cuda.so $(TESTS) $(GTESTS) $(BENCHES)
+     $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so $(TESTS) $(GTESTS) $(BENCHES)
 
 # Installs missing Debian packages when a header we need is absent (scripts/deps says which).
 $(BUILD)/.deps: scripts/deps
@@ -71,6 +71,11 @@ $(BUILD)/libcl1ops_host.so: $(OPS_HO)
 $(BUILD)/libcl1ops_cuda.so: $(OPS_CO)
 	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared -L$(CUDA_HOME)/lib64 \
 	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublas -lcublasLt -lcudnn
+
+# `cudal1 gpu peaks` only (src/eval/peaks.c dlopens it): cuBLASLt stays out of the workers.
+$(BUILD)/libcl1peaks.so: $(BUILD)/obj/src/peaks/peaks_cuda.cu.o
+	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared -L$(CUDA_HOME)/lib64 \
+	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublasLt
 
 $(BUILD)/cudal1: $(CLI_O) $(BUILD)/libcudal1.a
 	$(CC) -o $@ $(CLI_O) $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)

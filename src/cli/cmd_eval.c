@@ -29,6 +29,12 @@ static const char help[] =
     "  --timeout S          per-call time limit in seconds (default 10)\n"
     "  --suspicious X       re-measure speedups >= X in fresh processes (default 3)\n"
     "  --remeasure N        how many re-measurements (default 2)\n"
+    "  --peak-bw B          bytes/s for the roofline floor instead of `cudal1 gpu peaks`' cache\n"
+    "  --reward-stats FILE  running per-task reward statistics (JSON, created if missing): the\n"
+    "                       reward is also normalised against them, and a speedup over twice the\n"
+    "                       task's best so far is re-measured\n"
+    "  --reward-clip K      clip of the normalised reward (default 1.5)\n"
+    "  --log-reward         reward = ln(speedup) instead of the speedup\n"
     "  --no-sandbox         debugging only: run the candidate unconfined\n"
     "\n"
     "verdicts: pass, incorrect, crash, timeout, compile_error, rejected:<rule>, hack:<class>,\n"
@@ -59,7 +65,12 @@ static void report(const cl1_eval_opts *o, const cl1_eval_result *r) {
     printf("speedup   %.3fx  (median of %d paired trials, 95%% CI +-%.1f%%)\n", r->speedup,
            r->ref.n < r->cand.n ? r->ref.n : r->cand.n, 50 * r->speedup_ci_rel);
   }
-  printf("reward    %.3f\n", r->reward);
+  if (r->has_reward_norm)
+    printf("reward    %.3f (normalised against the task's history: %.3f)\n", r->reward,
+           r->reward_norm);
+  else
+    printf("reward    %.3f\n", r->reward);
+  if (r->reward_note[0]) printf("note      reward statistics not updated: %s\n", r->reward_note);
   if (r->n_flags) {
     printf("flags    ");
     for (int i = 0; i < r->n_flags; i++) printf(" %s", r->flags[i]);
@@ -106,6 +117,17 @@ int cl1_cmd_eval(int argc, char **argv) {
     else if (!strcmp(a, "--time-budget")) { NEED(); if (cl1_cli_double(a, next, 0, 3600, &d)) return 2; o.time_budget_s = d; }
     else if (!strcmp(a, "--timeout")) { NEED(); if (cl1_cli_double(a, next, 0.1, 3600, &d)) return 2; o.call_timeout_s = d; }
     else if (!strcmp(a, "--suspicious")) { NEED(); if (cl1_cli_double(a, next, 1, 1e9, &d)) return 2; o.suspicious_speedup = d; }
+    else if (!strcmp(a, "--peak-bw")) { NEED(); if (cl1_cli_double(a, next, 1e9, 1e15, &d)) return 2; o.peak_bw = d; }
+    else if (!strcmp(a, "--reward-stats")) { NEED(); o.reward_stats = next; }
+    else if (!strcmp(a, "--reward-clip")) {
+      NEED();
+      if (cl1_cli_double(a, next, 0.01, 1000, &d)) return 2;
+      bool lg = o.reward.log_speedup;
+      cl1_reward_cfg_default(&o.reward);
+      o.reward.log_speedup = lg;
+      o.reward.clip = d, o.reward.floor = -(d + 0.5), o.reward.hack_penalty = -(d + 1.5);
+    }
+    else if (!strcmp(a, "--log-reward")) o.reward.log_speedup = true;
     else if (!strcmp(a, "--remeasure")) { NEED(); if (cl1_cli_int(a, next, 0, 4, &v)) return 2; o.remeasure = (int)v; }
     else { fprintf(stderr, "cudal1 eval: unknown option '%s' (see cudal1 eval --help)\n", a); return 2; }
 #undef NEED

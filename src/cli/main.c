@@ -16,6 +16,7 @@ static const char usage[] =
     "              (gate, compile, verify, time, speedup, reward, verdict)\n"
     "  task check  validate task.json files\n"
     "  suite       list / show / export the tasks of the suite\n"
+    "  gpu peaks   measure (once) and show the GPU's bandwidth and matmul rates\n"
     "\n"
     "Run `cudal1 <command> --help` for a command's options.\n"
     "Exit status: 0 success/pass, 1 the candidate failed, 2 usage or input error,\n"
@@ -61,6 +62,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "eval")) return cl1_cmd_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "task")) return cl1_cmd_task(argc - 1, argv + 1);
   if (!strcmp(cmd, "suite")) return cl1_cmd_suite(argc - 1, argv + 1);
+  if (!strcmp(cmd, "gpu")) return cl1_cmd_gpu(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown command '%s' (try cudal1 --help)\n", cmd);
   return 2;
 }

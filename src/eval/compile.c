@@ -232,15 +232,19 @@ static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *
 
 static void rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
-static int cache_root(const cl1_compile_opts *o, char *out, size_t n, cl1_err *err) {
+int cl1_cache_root(const char *override, char *out, size_t n, cl1_err *err) {
   const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
   int k;
-  if (o->cache_dir && *o->cache_dir) k = snprintf(out, n, "%s", o->cache_dir);
+  if (override && *override) k = snprintf(out, n, "%s", override);
   else if (x && *x) k = snprintf(out, n, "%s/cudal1", x);
   else if (h && *h) k = snprintf(out, n, "%s/.cache/cudal1", h);
   else return cl1_err_set(err, "no cache folder: set cache_dir, $XDG_CACHE_HOME or $HOME");
   if (k < 0 || (size_t)k >= n) return cl1_err_set(err, "cache folder path too long");
   return 0;
+}
+
+static int cache_root(const cl1_compile_opts *o, char *out, size_t n, cl1_err *err) {
+  return cl1_cache_root(o->cache_dir, out, n, err);
 }
 
 /* An argv with its strings in one pool. */

@@ -36,6 +36,8 @@ typedef struct {
 } cl1_compile_result;
 
 /* 0: built (or cached); 1: compile_error (res->diag); 2: timeout; -1: infrastructure (err). */
+/* The cache folder: override if given, else $XDG_CACHE_HOME/cudal1, else ~/.cache/cudal1. */
+int cl1_cache_root(const char *override, char *out, size_t n, cl1_err *err);
 int cl1_compile_file(const char *src_path, const cl1_compile_opts *o, cl1_compile_result *res,
                      cl1_err *err);
 int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "backend.h"
+#include "reward.h"
 #include "stats.h"
 #include "../base/err.h"
 
@@ -18,6 +19,7 @@ typedef struct {
   bool graph, warm_cache;
   bool touch_pages;       /* experiment: page-translation warm-up after the flush */
   int time_block;         /* experiment: trials per side before switching (1 = ABAB) */
+  bool pin_cpus;          /* experiment: judge, reference and candidate on three own cores */
   int param_seeds, input_sets;   /* verification: >= 2 x 3 */
   int min_trials, max_trials;    /* per solution; >= 30 */
   double time_budget_s;          /* timing phase */
@@ -26,7 +28,9 @@ typedef struct {
   double call_timeout_s, setup_timeout_s;
   double suspicious_speedup;     /* re-measure at or above this */
   int remeasure;                 /* fresh-process re-measurements of suspicious results */
-  double peak_bw;                /* bytes/s for the roofline floor; 0 = backend default */
+  double peak_bw;                /* bytes/s for the roofline floor; 0 = measured peaks/default */
+  cl1_reward_cfg reward;         /* clip k, floor, hack penalty, log speedup */
+  const char *reward_stats;      /* running per-task statistics file, or NULL */
   size_t mem_limit;              /* candidate worker host memory; 0 = default */
   uint64_t seed;                 /* 0 = fresh random seeds */
   bool no_sandbox;               /* debugging only (cudal1 eval --no-sandbox) */
@@ -49,6 +53,12 @@ typedef struct {
   double ref_overhead_ms, cand_overhead_ms; /* judge round trip minus reported wall, medians */
   double speedup, reward;        /* speedup: median of the paired (ABAB) ref / cand ratios */
   double speedup_ci_rel;         /* relative width of its 95% CI */
+  bool has_reward_norm;          /* reward_norm valid (a statistics file was given) */
+  double reward_norm;            /* clip((r - mu) / sigma, -k, k) against the task's history */
+  double best_seen;              /* the task's best passing speedup before this evaluation */
+  char reward_note[256];         /* why the statistics file was not updated, or "" */
+  double floor_ms;               /* roofline floor of one call (0: none) */
+  char floor_source[160];        /* what it was built from */
   int measurements;              /* 1 + re-measurements */
   double remeasured[4];          /* speedups of the re-measurements */
   int n_flags;

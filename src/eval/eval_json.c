@@ -43,6 +43,8 @@ char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
     cJSON_AddNumberToObject(t, "measurements", r->measurements);
     cJSON_AddNumberToObject(t, "judge_overhead_ref_ms", r->ref_overhead_ms);
     cJSON_AddNumberToObject(t, "judge_overhead_cand_ms", r->cand_overhead_ms);
+    cJSON_AddNumberToObject(t, "roofline_floor_ms", r->floor_ms);
+    cJSON_AddStringToObject(t, "roofline_floor_source", r->floor_source);
     cJSON *rm = cJSON_AddArrayToObject(t, "remeasured_speedups");
     for (int i = 0; i + 1 < r->measurements && i < 4; i++)
       cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->remeasured[i]));
@@ -50,6 +52,9 @@ char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
   cJSON_AddNumberToObject(j, "speedup_ci95_rel", r->speedup_ci_rel);
   cJSON_AddNumberToObject(j, "reward", r->reward);
+  if (r->has_reward_norm) cJSON_AddNumberToObject(j, "reward_normalized", r->reward_norm);
+  if (r->best_seen > 0) cJSON_AddNumberToObject(j, "best_speedup_before", r->best_seen);
+  if (r->reward_note[0]) cJSON_AddStringToObject(j, "reward_stats_error", r->reward_note);
   cJSON *f = cJSON_AddArrayToObject(j, "flags");
   for (int i = 0; i < r->n_flags; i++) cJSON_AddItemToArray(f, cJSON_CreateString(r->flags[i]));
   cJSON *ph = cJSON_AddObjectToObject(j, "phases_s");

@@ -3,6 +3,7 @@
  * statistics, re-measures suspicious results in fresh processes and reaches the verdict. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "compile.h"
 #include "gate.h"
 #include "judge_proc.h"
+#include "peaks.h"
 #include "proto.h"
 #include "reward.h"
 #include "verify.h"
@@ -41,10 +43,13 @@ void cl1_eval_opts_default(cl1_eval_opts *o) {
   o->setup_timeout_s = 120.0;
   o->suspicious_speedup = 3.0;
   o->remeasure = 2;
+  cl1_reward_cfg_default(&o->reward);
   /* timing experiments (scripts/diagnose-repeat), not options */
   const char *tp = getenv("CUDAL1_TOUCH_PAGES"), *tb = getenv("CUDAL1_TIME_BLOCK");
   o->touch_pages = tp && *tp == '1';
   o->time_block = tb ? atoi(tb) : 1;
+  const char *pc = getenv("CUDAL1_PIN");
+  o->pin_cpus = pc && *pc == '1';
 }
 
 /* What one pass over (verify, time) needs and produces. */
@@ -188,6 +193,7 @@ static int start_workers(pass *p, cl1_eval_result *r, cl1_err *err) {
     cJSON_AddNumberToObject(m, "fsize", 16 << 20);
     cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
     cJSON_AddBoolToObject(m, "touch_pages", o->touch_pages);
+    if (o->pin_cpus) cJSON_AddNumberToObject(m, "cpu", cl1_worker_core_cpu(k == 0 ? 1 : 2));
     cJSON_AddBoolToObject(m, "graph", o->graph);
     cl1_wproc_send(w, CL1_MSG_SETUP, m);
     cJSON_Delete(m);
@@ -387,6 +393,13 @@ static int time_sets(const pass *p) {
 
 static int timing(pass *p, cl1_eval_result *r) {
   const cl1_eval_opts *o = p->o;
+  if (o->pin_cpus) {
+    int c = cl1_worker_core_cpu(0);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    if (c >= 0) CPU_SET(c, &one);
+    if (c >= 0) sched_setaffinity(0, sizeof one, &one);
+  }
   const int nsets = time_sets(p);
   cJSON *m = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(m, "seeds"), *rr, *cr;
   for (int k = 0; k < nsets; k++) {
@@ -560,6 +573,30 @@ static int read_file(const char *path, char **out, size_t *n, cl1_err *err) {
   return 0;
 }
 
+/* The physical floor of one call (evaluation.md, class 15): the task's bytes (else its outputs,
+ * which every correct call writes) over the copy bandwidth, and its FLOPs over the fastest
+ * measured matmul rate, from `cudal1 gpu peaks`' cache for this GPU; without that file the
+ * bytes at --peak-bw (default 4.8 TB/s, the H200's HBM3e) alone, said in floor_source. */
+static double roofline_floor(const cl1_eval_opts *o, const cl1_inst *inst, cl1_eval_result *r) {
+  if (o->backend != CL1_BACKEND_CUDA) return 0;
+  double bytes = inst->bytes;
+  if (!(bytes > 0))
+    for (int i = 0; i < inst->n_outputs; i++) bytes += (double)inst->outputs[i].bytes;
+  char root[4096], path[4400];
+  cl1_err e = {{0}};
+  cl1_peaks pk;
+  if (o->peak_bw <= 0 && !cl1_cache_root(o->compile_cache, root, sizeof root, &e) &&
+      !cl1_peaks_path(root, r->device, path, sizeof path, &e) && !cl1_peaks_load(path, &pk, &e)) {
+    snprintf(r->floor_source, sizeof r->floor_source, "measured peaks (%s)", pk.date);
+    return r->floor_ms = cl1_peaks_floor_ms(&pk, inst->flops, bytes);
+  }
+  double bw = o->peak_bw > 0 ? o->peak_bw : 4.8e12;
+  snprintf(r->floor_source, sizeof r->floor_source, "%s %.2f TB/s, bytes only%s",
+           o->peak_bw > 0 ? "--peak-bw" : "default", bw / 1e12,
+           o->peak_bw > 0 ? "" : " (run `cudal1 gpu peaks` once to measure this GPU)");
+  return r->floor_ms = bytes / bw * 1e3;
+}
+
 static bool ends_with(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);
   return a >= b && !strcmp(s + a - b, suf);
@@ -573,6 +610,13 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
   cl1_task *task = NULL;
   if (cl1_task_load(dir, &task, err)) return 2;
   snprintf(r->task_id, sizeof r->task_id, "%s", task->id);
+  if (o->reward_stats) {
+    cl1_reward_stats rs;
+    if (cl1_reward_file_get(o->reward_stats, task->id, &rs, &r->best_seen, err)) {
+      cl1_task_free(task);
+      return 2;
+    }
+  }
   cl1_inst inst;
   if (cl1_task_instance(task, o->shapes, &inst, err)) { cl1_task_free(task); return 2; }
   const char *want = o->backend == CL1_BACKEND_CUDA ? ".cu" : ".c";
@@ -648,12 +692,13 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
   if (pr < 0) { free(p); ret = 3; goto out; }
   if (pr == 0) {
     /* 5. suspicious results are re-measured in fresh processes before they count */
-    double floor_ms = 0;
-    if (o->backend == CL1_BACKEND_CUDA && inst.bytes > 0)
-      floor_ms = inst.bytes / (o->peak_bw > 0 ? o->peak_bw : 4.8e12) * 1e3;
+    double floor_ms = roofline_floor(o, &inst, r);
     bool below = floor_ms > 0 && r->cand.median < floor_ms;
     if (below) add_flag(r, "below_roofline");
-    if ((r->speedup >= o->suspicious_speedup || below) && o->remeasure > 0) {
+    /* evaluation.md: >= 3x, more than twice the task's best so far, or under the floor */
+    bool jump = r->best_seen > 0 && r->speedup > 2 * r->best_seen;
+    if (jump) add_flag(r, "above_2x_best");
+    if ((r->speedup >= o->suspicious_speedup || jump || below) && o->remeasure > 0) {
       double lo = r->speedup, hi = r->speedup, cand_min = r->cand.median;
       cl1_eval_result again;
       for (int k = 0; k < o->remeasure && k < 4; k++) {
@@ -691,10 +736,16 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
   }
   free(p);
 done: {
-    cl1_reward_cfg rc;
-    cl1_reward_cfg_default(&rc);
     bool valid;
-    r->reward = cl1_reward_raw(&rc, r->verdict, r->speedup, &valid);
+    r->reward = cl1_reward_raw(&o->reward, r->verdict, r->speedup, &valid);
+    cl1_err re = {{0}};
+    if (o->reward_stats && valid) {
+      if (cl1_reward_file_record(o->reward_stats, task->id, &o->reward, r->verdict, r->speedup,
+                                 &r->reward_norm, &re))
+        snprintf(r->reward_note, sizeof r->reward_note, "%.250s", re.msg);
+      else
+        r->has_reward_norm = true;
+    }
   }
 out:
   r->t_total = cl1_now() - t_begin;

@@ -6,6 +6,7 @@
 #ifndef CL1_REWARD_H
 #define CL1_REWARD_H
 #include <stdbool.h>
+#include "../base/err.h"
 
 typedef struct {
   bool log_speedup;          /* r = ln(speedup) instead of speedup */
@@ -25,4 +26,13 @@ void cl1_reward_observe(cl1_reward_stats *s, double r);
  * sigma >= 1e-6 and r - mu alone while fewer than 2 samples); floor/penalty otherwise. */
 double cl1_reward_normalize(const cl1_reward_cfg *c, const cl1_reward_stats *s,
                             const char *verdict, double speedup, bool *valid);
+/* The running statistics of every task, kept in a JSON file (`cudal1 eval --reward-stats FILE`;
+ * the store of the optimizer keeps them next). get: a task's stats and best passing speedup so
+ * far (zeros when absent). record: the normalised reward of this verdict against the stats so
+ * far, then a pass joins them; under an exclusive lock, so concurrent evaluations serialise.
+ * Both -1 with err naming the file and field on a malformed file. */
+int cl1_reward_file_get(const char *path, const char *task, cl1_reward_stats *s, double *best,
+                        cl1_err *err);
+int cl1_reward_file_record(const char *path, const char *task, const cl1_reward_cfg *c,
+                           const char *verdict, double speedup, double *norm, cl1_err *err);
 #endif

@@ -5,6 +5,7 @@
 #include "worker.h"
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -99,12 +100,45 @@ static int load_solution(worker *w, const char *so, cl1_err *err) {
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
 static double g_setup_ms[5];
 
+/* The k-th CPU (0-based) of the allowed set that sits on a physical core of its own (hyperthread
+ * siblings of an earlier pick skipped); -1 when there are not that many. */
+int cl1_worker_core_cpu(int k) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set)) return -1;
+  int picked[64], n = 0;
+  for (int c = 0; c < CPU_SETSIZE && n < 64; c++) {
+    if (!CPU_ISSET(c, &set)) continue;
+    char path[128], sib[256] = "";
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+    FILE *f = fopen(path, "r");
+    if (f) {
+      if (!fgets(sib, sizeof sib, f)) sib[0] = 0;
+      fclose(f);
+    }
+    /* a sibling list starting below c names an earlier CPU of the same core */
+    int first = atoi(sib);
+    if (sib[0] && first < c && CPU_ISSET(first, &set)) continue;
+    picked[n++] = c;
+  }
+  return k < n ? picked[k] : -1;
+}
+
+static void pin_to(int cpu) {
+  if (cpu < 0) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  sched_setaffinity(0, sizeof one, &one);  /* best effort: an unpinned worker still measures */
+}
+
 static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   double t0 = cl1_now();
   const char *task = str(m, "task"), *shapes = str(m, "shapes"), *so = str(m, "so");
   const char *backend = str(m, "backend"), *role = str(m, "role");
   if (!task || !shapes || !so || !backend || !role) return cl1_err_set(err, "setup: missing field");
   w->is_cand = !strcmp(role, "cand");
+  const cJSON *pin = cJSON_GetObjectItemCaseSensitive(m, "cpu");
+  if (cJSON_IsNumber(pin)) pin_to(pin->valueint);
   w->warm_cache = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "warm_cache"));
   w->use_graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "graph"));
   w->touch_pages = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "touch_pages"));
