@@ -27,6 +27,8 @@ static const char help[] =
     "  --time-budget S      seconds for the timing phase (default 2)\n"
     "  --time-sets N        input sets rotated while timing, 1-4 (default 2)\n"
     "  --timeout S          per-call time limit in seconds (default 10)\n"
+    "  --hold-us U          CUDA: hold the whole GPU U us before each timed call's start event,\n"
+    "                       so the call's launches are queued when it starts (default 100; 0: off)\n"
     "  --suspicious X       re-measure speedups >= X in fresh processes (default 3)\n"
     "  --remeasure N        how many re-measurements (default 2)\n"
     "  --peak-bw B          bytes/s for the roofline floor instead of `cudal1 gpu peaks`' cache\n"
@@ -117,6 +119,7 @@ int cl1_cmd_eval(int argc, char **argv) {
     else if (!strcmp(a, "--time-budget")) { NEED(); if (cl1_cli_double(a, next, 0, 3600, &d)) return 2; o.time_budget_s = d; }
     else if (!strcmp(a, "--timeout")) { NEED(); if (cl1_cli_double(a, next, 0.1, 3600, &d)) return 2; o.call_timeout_s = d; }
     else if (!strcmp(a, "--suspicious")) { NEED(); if (cl1_cli_double(a, next, 1, 1e9, &d)) return 2; o.suspicious_speedup = d; }
+    else if (!strcmp(a, "--hold-us")) { NEED(); if (cl1_cli_double(a, next, 0, 10000, &d)) return 2; o.hold_us = d; }
     else if (!strcmp(a, "--peak-bw")) { NEED(); if (cl1_cli_double(a, next, 1e9, 1e15, &d)) return 2; o.peak_bw = d; }
     else if (!strcmp(a, "--reward-stats")) { NEED(); o.reward_stats = next; }
     else if (!strcmp(a, "--reward-clip")) {

@@ -16,6 +16,7 @@ struct cl1_dev {
   char driver[64];           /* driver version ("580.159.04") or "" */
   size_t l2_bytes;           /* last-level cache the flush must cover */
   void *stream;              /* the harness stream handed to solutions (NULL on host) */
+  double hold_us;            /* CUDA: GPU-exclusive hold before the start event (begin()) */
   void *impl;
   int (*alloc)(cl1_dev *d, size_t bytes, void **out, cl1_err *err);
   void (*free)(cl1_dev *d, void *p);
@@ -25,7 +26,8 @@ struct cl1_dev {
   int (*to_host)(cl1_dev *d, void *host, const void *src, size_t bytes, cl1_err *err);
   int (*sync)(cl1_dev *d, cl1_err *err);       /* device-wide; reports a sticky device error */
   int (*flush)(cl1_dev *d, cl1_err *err);      /* evict L2 + reset persisting L2 */
-  /* The timed interval: begin() after a device sync, end() syncs the device again.
+  /* The timed interval: begin() after a device sync (on CUDA it then queues the hold of
+   * hold_us, and the start event behind it), end() syncs the device again.
    * ev_ms: event time on the harness stream (host: = wall); wall_ms: host clock around it. */
   int (*begin)(cl1_dev *d, cl1_err *err);
   int (*end)(cl1_dev *d, double *ev_ms, double *wall_ms, cl1_err *err);
@@ -34,9 +36,6 @@ struct cl1_dev {
   int (*graph_end)(cl1_dev *d, void **graph_exec, cl1_err *err);
   int (*graph_launch)(cl1_dev *d, void *graph_exec, cl1_err *err);
   void (*graph_free)(cl1_dev *d, void *graph_exec);
-  /* Reads one word per 64 KiB of device memory p (its page translations loaded, the L2 almost
-   * untouched); NULL on host. */
-  int (*touch)(cl1_dev *d, const void *p, size_t bytes, cl1_err *err);
   /* Page-locks host memory the device copies into (the shared output regions); NULL on host. */
   int (*pin)(cl1_dev *d, void *host, size_t bytes, cl1_err *err);
   void (*close)(cl1_dev *d);

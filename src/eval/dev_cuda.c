@@ -16,7 +16,8 @@ typedef struct {
   size_t flush_bytes;
   void *scratch;
   double t0;
-  double delay_us;  /* diagnosis (CUDAL1_EV_DELAY_US): GPU-side hold before the start event */
+  int sms;
+  size_t hold_smem;  /* shared memory per hold block: all an SM has for one block */
 } cuda_impl;
 
 #define CK(call)                                                                        \
@@ -70,17 +71,11 @@ static int c_flush(cl1_dev *d, cl1_err *err) {
   if (e) return cl1_err_set(err, "L2 flush: %s", cudaGetErrorString((cudaError_t)e));
   return 0;
 }
-static int c_touch(cl1_dev *d, const void *p, size_t bytes, cl1_err *err) {
-  cuda_impl *c = impl(d);
-  int e = cl1_devk_touch_pages(p, bytes, 64 << 10, c->scratch, c->stream);
-  if (e) return cl1_err_set(err, "page touch: %s", cudaGetErrorString((cudaError_t)e));
-  return 0;
-}
 static int c_begin(cl1_dev *d, cl1_err *err) {
   cuda_impl *c = impl(d);
   CK(cudaDeviceSynchronize());
   c->t0 = cl1_now();
-  if (c->delay_us > 0) CK((cudaError_t)cl1_devk_delay(c->delay_us, c->stream));
+  if (d->hold_us > 0) CK((cudaError_t)cl1_devk_hold(d->hold_us, c->sms, c->hold_smem, c->stream));
   CK(cudaEventRecord(c->ev0, c->stream));
   return 0;
 }
@@ -169,8 +164,6 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   cuda_impl *c = calloc(1, sizeof *c);
   if (!c) return cl1_err_set(err, "out of memory");
   d->impl = c;
-  const char *dl = getenv("CUDAL1_EV_DELAY_US");
-  c->delay_us = dl ? atof(dl) : 0;
   d->backend = CL1_BACKEND_CUDA;
   struct cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
@@ -186,13 +179,15 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   CK(cudaMalloc(&c->flushbuf, c->flush_bytes));
   CK(cudaMemset(c->flushbuf, 0, c->flush_bytes));
   CK(cudaMalloc(&c->scratch, 64));
+  c->sms = p.multiProcessorCount;
+  c->hold_smem = p.sharedMemPerBlockOptin;
+  CK((cudaError_t)cl1_devk_hold_prepare(c->hold_smem));
   d->stream = c->stream;
   d->alloc = c_alloc; d->free = c_free; d->gen = c_gen; d->poison = c_poison;
   d->checksum = c_checksum; d->to_host = c_to_host; d->sync = c_sync; d->flush = c_flush;
   d->begin = c_begin; d->end = c_end; d->graph_begin = c_graph_begin;
   d->graph_end = c_graph_end; d->graph_launch = c_graph_launch; d->graph_free = c_graph_free;
   d->pin = c_pin;
-  d->touch = c_touch;
   d->close = c_close;
   return 0;
 }

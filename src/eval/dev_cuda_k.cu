@@ -63,41 +63,28 @@ extern "C" int cl1_devk_flush_read(const void *buf, size_t bytes, void *sink, vo
   return (int)cudaGetLastError();
 }
 
-// Reads one 4-byte word per `stride` bytes of buf: the GPU's address translation for every page
-// of buf gets loaded while the L2 gains a sector per stride (1/2048 of the buffer at 64 KiB).
-__global__ void touch_pages_k(const unsigned *buf, size_t words, size_t step, unsigned *sink) {
-  unsigned acc = 0;
-  for (size_t i = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) * step; i < words;
-       i += (size_t)gridDim.x * blockDim.x * step)
-    acc ^= buf[i];
-  if (acc == 0x9E3779B9u && threadIdx.x == 0x7fff) *sink = acc;  // never true: keeps the loads
-}
-
-extern "C" int cl1_devk_touch_pages(const void *buf, size_t bytes, size_t stride, void *sink,
-                                    void *stream) {
-  size_t words = bytes / 4, step = stride / 4 ? stride / 4 : 1;
-  size_t pages = (words + step - 1) / step;
-  int threads = 256, blocks = (int)((pages + threads - 1) / threads);
-  if (blocks < 1) blocks = 1;
-  if (blocks > 1024) blocks = 1024;
-  touch_pages_k<<<blocks, threads, 0, (cudaStream_t)stream>>>((const unsigned *)buf, words, step,
-                                                              (unsigned *)sink);
-  return (int)cudaGetLastError();
-}
-
-// Holds the stream for `ns` nanoseconds of GPU time (a diagnosis of where event time goes: work
-// launched behind it is already queued when the event after it fires).
-__global__ void delay_k(unsigned long long ns) {
-  unsigned long long t0;
+// The hold before a timed call's start event: one block per SM, each taking all of its SM's
+// shared memory so that no other kernel's block fits beside it, spinning on the GPU's global
+// timer for `ns`. While it runs, the call's launches queue behind it on the harness stream and
+// kernels on any other stream wait for SMs: the start event fires with the work already queued
+// (the host's launch cost, which varied 10-37 us from process to process for the same cuBLAS
+// call on the H200, stays out of the event time) and no side-stream kernel can run unseen.
+__global__ void hold_k(unsigned long long ns) {
+  extern __shared__ unsigned char hold_smem[];
+  if (threadIdx.x != 0) return;
+  unsigned long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  for (;;) {
-    unsigned long long t;
+  do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    if (t - t0 >= ns) break;
-  }
+  } while (t - t0 < ns);
+  hold_smem[0] = (unsigned char)t;  // the shared memory is the point: keep it allocated
 }
 
-extern "C" int cl1_devk_delay(double us, void *stream) {
-  delay_k<<<1, 1, 0, (cudaStream_t)stream>>>((unsigned long long)(us * 1e3));
+extern "C" int cl1_devk_hold_prepare(size_t smem) {
+  return (int)cudaFuncSetAttribute(hold_k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+}
+
+extern "C" int cl1_devk_hold(double us, int sms, size_t smem, void *stream) {
+  hold_k<<<sms, 32, smem, (cudaStream_t)stream>>>((unsigned long long)(us * 1e3));
   return (int)cudaGetLastError();
 }

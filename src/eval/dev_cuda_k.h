@@ -14,11 +14,10 @@ int cl1_devk_checksum(const void *p, size_t bytes, void *scratch, uint64_t *out,
  * flush leaves ~L2-size of dirty lines whose write-back lands inside the timed call, and how
  * much of it overlaps the call varies from process to process). sink: 16 bytes. */
 int cl1_devk_flush_read(const void *buf, size_t bytes, void *sink, void *stream);
-/* Reads one word per stride bytes of buf (a page-table warm-up that leaves the L2 nearly as
- * the flush left it). sink: 4 bytes. */
-int cl1_devk_touch_pages(const void *buf, size_t bytes, size_t stride, void *sink, void *stream);
-/* One thread spinning on the GPU's global timer for us microseconds. */
-int cl1_devk_delay(double us, void *stream);
+/* The GPU-exclusive hold before a timed call (one block per SM with smem bytes of shared memory
+ * each, spinning for us microseconds); prepare once to allow that much shared memory. */
+int cl1_devk_hold_prepare(size_t smem);
+int cl1_devk_hold(double us, int sms, size_t smem, void *stream);
 #ifdef __cplusplus
 }
 #endif

@@ -17,9 +17,8 @@ typedef struct {
   cl1_backend backend;
   int shapes;                /* CL1_SHAPES_* */
   bool graph, warm_cache;
-  bool touch_pages;       /* experiment: page-translation warm-up after the flush */
-  int time_block;         /* experiment: trials per side before switching (1 = ABAB) */
-  bool pin_cpus;          /* experiment: judge, reference and candidate on three own cores */
+  double hold_us;                /* CUDA: GPU-exclusive hold before each timed call's start
+                                    event (the launch cost out of event time); default 100 */
   int param_seeds, input_sets;   /* verification: >= 2 x 3 */
   int min_trials, max_trials;    /* per solution; >= 30 */
   double time_budget_s;          /* timing phase */

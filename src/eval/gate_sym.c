@@ -6,7 +6,13 @@
  *
  * The allowlist is a first line, not the wall: a solution can still reach other libc functions
  * through pointer arithmetic from an allowed one, which is why the worker also runs the candidate
- * in the sandbox (sandbox.h). */
+ * in the sandbox (sandbox.h).
+ *
+ * The same table serves the other direction (rule "interpose"): a solution must not define, with
+ * external linkage, a name that belongs to the C library, libm or the CUDA libraries (a
+ * clock_gettime or cudaEventElapsedTime of its own is an attempt on the harness's timer; in the
+ * worker's dlopen(RTLD_LOCAL) it binds only the solution's own calls and those of libraries it
+ * pulls in, but nothing honest needs it, and a later change of loading must not make it work). */
 #include "gate.h"
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -230,6 +236,53 @@ const char *cl1_gate_symbol_category(const char *name, cl1_backend b) {
   return "";
 }
 
+/* Globs of the table whose literal prefix names a library's own family of functions (pthread_,
+ * cuda, ...) rather than a common word a solution's helper could start with (send, wait, dup). */
+static bool family_glob(const char *pat) {
+  size_t n = strlen(pat);
+  if (n < 2 || pat[n - 1] != '*' || strpbrk(pat, "?[") || memchr(pat, '*', n - 1)) return false;
+  return pat[n - 2] == '_' || !strncmp(pat, "__", 2) || !strncmp(pat, "GOMP", 4);
+}
+
+/* prefix + an upper-case letter: cudaMalloc, cublasSgemm_v2, cudnnCreate (not cudal1_helper) */
+static bool api_name(const char *name, const char *prefix) {
+  size_t n = strlen(prefix);
+  return !strncmp(name, prefix, n) && name[n] >= 'A' && name[n] <= 'Z';
+}
+
+/* Names of the C library's clocks and sleeps that the table covers only by broad globs. */
+static const char *const time_names[] = {
+  "clock", "clock_gettime", "clock_getres", "clock_settime", "clock_nanosleep", "nanosleep",
+  "usleep", "sleep", "timespec_get", "ftime", "fopen", "fopen64", "dlopen", "dlsym", "socket",
+  NULL};
+
+/* CUDA driver API families (cuEventRecord, cuCtxSynchronize, ...): cu + one of these words. */
+static const char *const driver_families[] = {
+  "Init", "Ctx", "Event", "Stream", "Mem", "Launch", "Module", "Graph", "Device", "Get",
+  "Library", "Func", "Kernel", "Driver", "Profiler", "Occupancy", "Pointer", "Tex", "Surf",
+  "Array", "Ipc", "Import", "External", "Signal", "Wait", "User", "Coredump", "Link", "Tensor",
+  "Mipmapped", "Multicast", NULL};
+
+/* 1 if a solution may not define `name` with external linkage (see the header). Mangled C++
+ * names and the solution's own cl1_ names are never reserved. */
+static bool reserved_name(const char *name) {
+  if (!name || !*name || !strncmp(name, "_Z", 2) || !strncmp(name, "cl1_", 4)) return false;
+  if (is_libm(name)) return true;
+  for (int i = 0; time_names[i]; i++)
+    if (!strcmp(name, time_names[i])) return true;
+  if (!strncmp(name, "cu", 2) && name[2] >= 'A' && name[2] <= 'Z')
+    for (int i = 0; driver_families[i]; i++)
+      if (!strncmp(name + 2, driver_families[i], strlen(driver_families[i]))) return true;
+  if (api_name(name, "cuda") || api_name(name, "cublas") || api_name(name, "cudnn")) return true;
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+    const char *pat = rules[i].pat;
+    if (!strncmp(pat, "cl1_", 4) || !strncmp(pat, "_Z", 2) || !strncmp(pat, "cu", 2)) continue;
+    bool glob = strpbrk(pat, "*?[") != NULL;
+    if (!glob ? !strcmp(name, pat) : family_glob(pat) && !fnmatch(pat, name, 0)) return true;
+  }
+  return false;
+}
+
 int cl1_gate_symbol_allowed(const char *name, cl1_backend b) {
   return name && *name && cl1_gate_symbol_category(name, b) == NULL;
 }
@@ -242,7 +295,7 @@ int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl
   Elf *e = elf_begin(fd, ELF_C_READ, NULL);
   int rc = 0, nothers = 0;
   bool found = false, has_cat = false;
-  char first[256] = "", others[300] = "";
+  char first[256] = "", others[300] = "", interposed[256] = "";
   if (!e || elf_kind(e) != ELF_K_ELF) {
     rc = cl1_err_set(err, "gate: %s is not an ELF file (%s)", so_path, elf_errmsg(-1));
     goto out;
@@ -261,7 +314,14 @@ int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl
     for (size_t i = 1; i < n; i++) {
       GElf_Sym s;
       if (!gelf_getsym(d, (int)i, &s)) continue;
-      if (s.st_shndx != SHN_UNDEF) continue;
+      if (s.st_shndx != SHN_UNDEF) {
+        int bind = GELF_ST_BIND(s.st_info);
+        const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+        if (!interposed[0] && (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) &&
+            reserved_name(name))
+          snprintf(interposed, sizeof interposed, "%s", name);
+        continue;
+      }
       const char *name = elf_strptr(e, sh.sh_link, s.st_name);
       if (!name || !*name) continue;
       const char *cat = cl1_gate_symbol_category(name, b);
@@ -287,6 +347,12 @@ int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl
     snprintf(v->why + l, sizeof v->why - l, "; also %.200s", others);
   }
   if (rc == 0 && !found) rc = cl1_err_set(err, "gate: %s has no dynamic symbol table", so_path);
+  if (rc == 0 && interposed[0]) {
+    snprintf(v->rule, sizeof v->rule, "interpose");
+    snprintf(v->why, sizeof v->why, "defines '%.200s', a name of the C library or the CUDA "
+             "libraries: a solution may export only its own names", interposed);
+    rc = 1;
+  }
 out:
   if (e) elf_end(e);
   close(fd);

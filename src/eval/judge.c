@@ -3,7 +3,6 @@
  * statistics, re-measures suspicious results in fresh processes and reaches the verdict. */
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +43,7 @@ void cl1_eval_opts_default(cl1_eval_opts *o) {
   o->suspicious_speedup = 3.0;
   o->remeasure = 2;
   cl1_reward_cfg_default(&o->reward);
-  /* timing experiments (scripts/diagnose-repeat), not options */
-  const char *tp = getenv("CUDAL1_TOUCH_PAGES"), *tb = getenv("CUDAL1_TIME_BLOCK");
-  o->touch_pages = tp && *tp == '1';
-  o->time_block = tb ? atoi(tb) : 1;
-  const char *pc = getenv("CUDAL1_PIN");
-  o->pin_cpus = pc && *pc == '1';
+  o->hold_us = 100;
 }
 
 /* What one pass over (verify, time) needs and produces. */
@@ -64,6 +58,7 @@ typedef struct {
   size_t region_bytes, offs[CL1_TASK_MAX_TENSORS];
   double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
   double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
+  double cand_host[MAX_SAMPLES], ref_host[MAX_SAMPLES];  /* host time inside the call */
   double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */
   int n_cand, n_ref, n_rt;
   int thread_growth;
@@ -192,8 +187,7 @@ static int start_workers(pass *p, cl1_eval_result *r, cl1_err *err) {
     cJSON_AddNumberToObject(m, "cpu_s", 600);
     cJSON_AddNumberToObject(m, "fsize", 16 << 20);
     cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
-    cJSON_AddBoolToObject(m, "touch_pages", o->touch_pages);
-    if (o->pin_cpus) cJSON_AddNumberToObject(m, "cpu", cl1_worker_core_cpu(k == 0 ? 1 : 2));
+    cJSON_AddNumberToObject(m, "hold_us", o->hold_us);
     cJSON_AddBoolToObject(m, "graph", o->graph);
     cl1_wproc_send(w, CL1_MSG_SETUP, m);
     cJSON_Delete(m);
@@ -349,6 +343,7 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
   if (st != CL1_W_OK) return cand ? cand_failure(p, r, st, "a timed call") : ref_failure(p, r, "timing");
   if (cand && check_call(p, r, rep, "a timed call")) { cJSON_Delete(rep); return 1; }
   double ev = jnum(rep, "ev_ms", 0), wall = jnum(rep, "wall_ms", 0), flush = jnum(rep, "flush_ms", 0);
+  double host = jnum(rep, "host_ms", 0);
   int rc = (int)jnum(rep, "rc", 0);
   cJSON_Delete(rep);
   if (!cand && rc) { set_verdict(r, "infra_error", "the reference returned %d", rc); return 1; }
@@ -357,6 +352,7 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
   if (*n < MAX_SAMPLES) {
     evs[*n] = ev;
     ms[*n] = wall; /* the empty-call cost is subtracted when the pass ends */
+    (cand ? p->cand_host : p->ref_host)[*n] = host;
     if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall - flush;
     else (cand ? p->cand_rt : p->ref_rt)[*n] = NAN;
     (*n)++;
@@ -393,13 +389,7 @@ static int time_sets(const pass *p) {
 
 static int timing(pass *p, cl1_eval_result *r) {
   const cl1_eval_opts *o = p->o;
-  if (o->pin_cpus) {
-    int c = cl1_worker_core_cpu(0);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    if (c >= 0) CPU_SET(c, &one);
-    if (c >= 0) sched_setaffinity(0, sizeof one, &one);
-  }
+
   const int nsets = time_sets(p);
   cJSON *m = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(m, "seeds"), *rr, *cr;
   for (int k = 0; k < nsets; k++) {
@@ -442,19 +432,12 @@ static int timing(pass *p, cl1_eval_result *r) {
   int check_at[3] = {1 + (int)(next_seed(p) % 8), 8 + (int)(next_seed(p) % 20),
                      20 + (int)(next_seed(p) % 40)};
   double t_start = cl1_now(), timeout = o->call_timeout_s;
-  /* ABAB by default; CUDAL1_TIME_BLOCK=k (a diagnosis) runs k trials of one side, then k of the
-     other. A re-verified trial is always a pair of its own. */
-  const int block = o->time_block > 1 ? o->time_block : 1;
-  for (int i = 0; i < max_t;) {
+  for (int i = 0; i < max_t; i++) {
+    int set = i % nsets;
+    /* a re-verified pair: the reference's outputs of the same set come back first */
     bool cf = i == check_at[0] || i == check_at[1] || i == check_at[2];
-    int b = 1;
-    while (!cf && b < block && i + b < max_t && i + b != check_at[0] && i + b != check_at[1] &&
-           i + b != check_at[2])
-      b++;
-    for (int j = 0; j < b; j++)
-      if (trial(p, r, false, (i + j) % nsets, cf, 0, o->setup_timeout_s)) return 1;
-    for (int j = 0; j < b; j++)
-      if (trial(p, r, true, (i + j) % nsets, cf, 0, timeout)) return 1;
+    if (trial(p, r, false, set, cf, 0, o->setup_timeout_s)) return 1;
+    if (trial(p, r, true, set, cf, 0, timeout)) return 1;
     if (cf) {
       char what[64];
       snprintf(what, sizeof what, "re-verification of timed call %d", i + 1);
@@ -467,13 +450,12 @@ static int timing(pass *p, cl1_eval_result *r) {
       double t = 50 * ref_ms / 1e3 + 2.0;
       if (t < timeout) timeout = t;
     }
-    i += b;
-    int n = i;
+    int n = i + 1;
     if (n >= o->min_trials && n > check_at[2]) {
-      cl1_stats a, bs, q;
+      cl1_stats a, b, q;
       cl1_stats_of(p->ref_ms, p->n_ref, &a);
-      cl1_stats_of(p->cand_ms, p->n_cand, &bs);
-      if (ci_tight(&a, o->ci_target) && ci_tight(&bs, o->ci_target)) break;
+      cl1_stats_of(p->cand_ms, p->n_cand, &b);
+      if (ci_tight(&a, o->ci_target) && ci_tight(&b, o->ci_target)) break;
       /* The speedup is known once the paired ratios are: under a slow drift of the GPU's speed
          (clocks, power; seen as 0.27 -> 0.32 ms phases of one conv) each side's median stays
          wide for 1000 trials while the ABAB pairs, measured microseconds apart, agree. */
@@ -482,16 +464,23 @@ static int timing(pass *p, cl1_eval_result *r) {
       if (cl1_now() - t_start > o->time_budget_s) break;
     }
   }
-  /* trial time = max(event time, wall - empty-call cost) */
+  /* trial time = max(event time, wall - empty-call cost, host time - hold): the event time
+     starts behind the hold, so a host launch cost that varies from process to process stays
+     out of it; the wall time (device-wide sync) keeps side streams and work left running in;
+     the host time keeps host work longer than the hold in (host work hidden behind the hold is
+     at most hold_us per call: the overlap any asynchronous caller has). */
+  const double hold_ms = o->backend == CL1_BACKEND_CUDA ? o->hold_us / 1e3 : 0;
   for (int i = 0; i < p->n_ref; i++) {
-    double wl = p->ref_ms[i] - ref_empty;
-    p->ref_ms[i] = wl > p->ref_ev[i] ? wl : p->ref_ev[i];
+    double wl = p->ref_ms[i] - ref_empty, h = p->ref_host[i] - hold_ms;
+    double t = wl > p->ref_ev[i] ? wl : p->ref_ev[i];
+    p->ref_ms[i] = h > t ? h : t;
   }
   double gap_sum = 0;
   for (int i = 0; i < p->n_cand; i++) {
-    double wl = p->cand_ms[i] - cand_empty;
+    double wl = p->cand_ms[i] - cand_empty, h = p->cand_host[i] - hold_ms;
     gap_sum += wl - p->cand_ev[i];
-    p->cand_ms[i] = wl > p->cand_ev[i] ? wl : p->cand_ev[i];
+    double t = wl > p->cand_ev[i] ? wl : p->cand_ev[i];
+    p->cand_ms[i] = h > t ? h : t;
   }
   cl1_stats_of(p->ref_ms, p->n_ref, &r->ref);
   cl1_stats_of(p->cand_ms, p->n_cand, &r->cand);

@@ -72,9 +72,14 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
   if (!mkdtemp(w->tmpdir)) return cl1_err_set(err, "cannot create a temp dir: %s", strerror(errno));
   chmod(w->tmpdir, 0700);
   snprintf(w->log_path, sizeof w->log_path, "%s/log.txt", w->tmpdir);
-  w->shm_fd = memfd_create("cudal1-outputs", MFD_CLOEXEC);
+  w->shm_fd = memfd_create("cudal1-outputs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (w->shm_fd < 0 || ftruncate(w->shm_fd, (off_t)shm_bytes))
     return cl1_err_set(err, "cannot create %zu bytes of shared memory: %s", shm_bytes, strerror(errno));
+  /* The worker holds this file writable: a candidate that shrank it (ftruncate) would make the
+     judge's next read of its mapping raise SIGBUS and kill the judge (tests/escapes/host/
+     shm_shrink.c did). Sealed, its size is fixed for everyone; writing stays possible. */
+  if (fcntl(w->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+    return cl1_err_set(err, "cannot seal the shared memory: %s", strerror(errno));
   w->shm_bytes = shm_bytes;
   w->shm = mmap(NULL, shm_bytes, PROT_READ, MAP_SHARED, w->shm_fd, 0);
   if (w->shm == MAP_FAILED) { w->shm = NULL; return cl1_err_set(err, "cannot map shared memory"); }

@@ -191,7 +191,10 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
       "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat", "truncate",
       "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr", "fsetxattr",
       "removexattr", "lremovexattr", "fremovexattr", "memfd_create", "memfd_secret",
-      "name_to_handle_at", "open_by_handle_at", "fanotify_init", NULL};
+      "name_to_handle_at", "open_by_handle_at", "fanotify_init",
+      /* FALLOC_FL_KEEP_SIZE allocates disk blocks without growing the file, so RLIMIT_FSIZE never
+         sees it: one call on the stdout log reserved 64 MB past the 16 MB cap (escapes/) */
+      "fallocate", NULL};
   /* mounts, namespaces, the machine: need capabilities we dropped, refused twice for safety */
   static const char *const sys[] = {
       "mount", "umount2", "pivot_root", "chroot", "setns", "unshare", "fsopen", "fsmount",
@@ -230,6 +233,25 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
   for (int i = 0; sig[i] && !rc; i++) {
     struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)self);
     rc = deny(f, EPERM, sig[i], 1, &a);
+  }
+  /* Signals by proxy: a file's owner (F_SETOWN) gets SIGIO, or any signal F_SETSIG names, when
+     the file becomes ready; the kernel checks only that the uids match, so a pipe owned by the
+     judge delivered SIGKILL to it (escapes/host/sigio.c). The command is an unsigned int to the
+     kernel: compare the low 32 bits, or 1 << 32 | F_SETOWN would pass. Owner = self stays. */
+  if (!rc) {
+    struct scmp_arg_cmp a[2] = {SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, F_SETOWN),
+                                SCMP_A2(SCMP_CMP_NE, (scmp_datum_t)self)};
+    rc = deny(f, EPERM, "fcntl", 2, a);
+  }
+  if (!rc) {
+    struct scmp_arg_cmp a = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, F_SETOWN_EX);
+    rc = deny(f, EPERM, "fcntl", 1, &a);
+  }
+  /* Lowering another process's limits needs only a matching uid, no capability: RLIMIT_CPU of 1 s
+     on the judge killed it (escapes/host/prlimit.c). glibc's getrlimit/setrlimit pass pid 0. */
+  if (!rc) {
+    struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_NE, 0);
+    rc = deny(f, EPERM, "prlimit64", 1, &a);
   }
   /* open/openat: reading is fine; creating, truncating, appending or write-only is not (O_RDWR
      must pass: the driver opens /dev/nvidia* so; Landlock confines it where available) */

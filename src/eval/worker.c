@@ -5,7 +5,6 @@
 #include "worker.h"
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,7 +43,6 @@ typedef struct {
   cl1_tensor in_t[CL1_TASK_MAX_TENSORS], par_t[CL1_TASK_MAX_PARAMS], out_t[CL1_TASK_MAX_TENSORS];
   cl1_call call;
   bool warm_cache;
-  bool touch_pages;      /* load every buffer's page translations after the flush */
   void *graph[CL1_WORKER_SLOTS];
   bool use_graph;
   bool timing;           /* warm-up done: trials follow back to back */
@@ -100,48 +98,14 @@ static int load_solution(worker *w, const char *so, cl1_err *err) {
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
 static double g_setup_ms[5];
 
-/* The k-th CPU (0-based) of the allowed set that sits on a physical core of its own (hyperthread
- * siblings of an earlier pick skipped); -1 when there are not that many. */
-int cl1_worker_core_cpu(int k) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set)) return -1;
-  int picked[64], n = 0;
-  for (int c = 0; c < CPU_SETSIZE && n < 64; c++) {
-    if (!CPU_ISSET(c, &set)) continue;
-    char path[128], sib[256] = "";
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
-    FILE *f = fopen(path, "r");
-    if (f) {
-      if (!fgets(sib, sizeof sib, f)) sib[0] = 0;
-      fclose(f);
-    }
-    /* a sibling list starting below c names an earlier CPU of the same core */
-    int first = atoi(sib);
-    if (sib[0] && first < c && CPU_ISSET(first, &set)) continue;
-    picked[n++] = c;
-  }
-  return k < n ? picked[k] : -1;
-}
-
-static void pin_to(int cpu) {
-  if (cpu < 0) return;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  sched_setaffinity(0, sizeof one, &one);  /* best effort: an unpinned worker still measures */
-}
-
 static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   double t0 = cl1_now();
   const char *task = str(m, "task"), *shapes = str(m, "shapes"), *so = str(m, "so");
   const char *backend = str(m, "backend"), *role = str(m, "role");
   if (!task || !shapes || !so || !backend || !role) return cl1_err_set(err, "setup: missing field");
   w->is_cand = !strcmp(role, "cand");
-  const cJSON *pin = cJSON_GetObjectItemCaseSensitive(m, "cpu");
-  if (cJSON_IsNumber(pin)) pin_to(pin->valueint);
   w->warm_cache = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "warm_cache"));
   w->use_graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "graph"));
-  w->touch_pages = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "touch_pages"));
   if (cl1_task_load(task, &w->task, err)) return -1;
   int set = cl1_shapes_parse(shapes);
   if (set < 0 || cl1_task_instance(w->task, set, &w->inst, err)) return -1;
@@ -149,6 +113,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   g_setup_ms[0] = (cl1_now() - t0) * 1e3;
   if (cl1_dev_open(b, &w->dev, err)) return -1;
   w->dev_open = true;
+  w->dev.hold_us = num(m, "hold_us", 0);
   g_setup_ms[1] = (cl1_now() - t0) * 1e3;
   w->region_bytes = cl1_worker_layout(&w->inst, w->offs);
   w->shm_bytes = w->region_bytes * (size_t)num(m, "regions", 1);
@@ -290,18 +255,19 @@ static int timed_call(worker *w, int s, bool poisoned, cJSON *out, cl1_err *err)
   int before = cl1_sandbox_thread_count();
   if (w->dev.begin(&w->dev, err)) return -1;
   int rc;
+  double h0 = cl1_now();
   if (w->use_graph && w->graph[s]) {
     rc = w->dev.graph_launch(&w->dev, w->graph[s], err) ? -1000 : 0;
   } else {
-    double h0 = cl1_now();
     rc = w->forward(&w->call);
-    cJSON_AddNumberToObject(out, "host_ms", (cl1_now() - h0) * 1e3);
   }
+  double host_ms = (cl1_now() - h0) * 1e3;
   w->calls++;
   if (w->dev.end(&w->dev, &ev, &wall, err)) return -1;
   cJSON_AddNumberToObject(out, "rc", rc);
   cJSON_AddNumberToObject(out, "ev_ms", ev);
   cJSON_AddNumberToObject(out, "wall_ms", wall);
+  cJSON_AddNumberToObject(out, "host_ms", host_ms);
   cJSON_AddNumberToObject(out, "threads_before", before);
   cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
   return 0;
@@ -392,22 +358,6 @@ static int do_warmup(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   return 0;
 }
 
-/* After the flush: every page of slot s's inputs, the params, outputs and workspace is read once
- * (one word per 64 KiB), so the timed call starts with the address translations that a
- * steady-state caller has, whatever the GPU ran for the other worker in between. */
-static int touch_buffers(worker *w, int s, cl1_err *err) {
-  for (int i = 0; i < w->inst.n_inputs; i++)
-    if (w->dev.touch(&w->dev, w->in_buf[s][i], w->inst.inputs[i].bytes, err)) return -1;
-  for (int i = 0; i < w->inst.n_params; i++)
-    if (w->dev.touch(&w->dev, w->par_buf[i], w->inst.params[i].bytes, err)) return -1;
-  for (int i = 0; i < w->inst.n_outputs; i++)
-    if (w->dev.touch(&w->dev, w->out_buf[i], w->inst.outputs[i].bytes, err)) return -1;
-  if (w->workspace && w->workspace_bytes &&
-      w->dev.touch(&w->dev, w->workspace, w->workspace_bytes, err))
-    return -1;
-  return w->dev.sync(&w->dev, err);
-}
-
 static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   int k = (int)num(m, "set", 0), s = CL1_WORKER_TIME_SLOT + k;
   if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS || !w->in_buf[s][0])
@@ -418,7 +368,6 @@ static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   if (!w->warm_cache) {
     if (w->dev.flush(&w->dev, err) || w->dev.sync(&w->dev, err)) return -1;
   }
-  if (w->touch_pages && w->dev.touch && touch_buffers(w, s, err)) return -1;
   double flush_ms = (cl1_now() - f0) * 1e3;
   if (timed_call(w, s, true, out, err)) return -1;
   cJSON_AddNumberToObject(out, "flush_ms", flush_ms);

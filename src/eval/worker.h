@@ -18,7 +18,4 @@ size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]);
 
 /* The worker's main loop; returns the process exit status. */
 int cl1_worker_main(void);
-/* The k-th allowed CPU on a physical core of its own, or -1 (CPU pinning of the processes of one
- * evaluation, CUDAL1_PIN=1). */
-int cl1_worker_core_cpu(int k);
 #endif
