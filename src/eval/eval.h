@@ -56,6 +56,7 @@ typedef struct {
   double reward_norm;            /* clip((r - mu) / sigma, -k, k) against the task's history */
   double best_seen;              /* the task's best passing speedup before this evaluation */
   char reward_note[256];         /* why the statistics file was not updated, or "" */
+  double hold_us;                /* the hold the trials ran behind (0: none; see eval_opts) */
   double floor_ms;               /* roofline floor of one call (0: none) */
   char floor_source[160];        /* what it was built from */
   int measurements;              /* 1 + re-measurements */
