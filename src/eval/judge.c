@@ -59,6 +59,7 @@ typedef struct {
   double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
   double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
   double cand_host[MAX_SAMPLES], ref_host[MAX_SAMPLES];  /* host time inside the call */
+  double ref_flush[MAX_SAMPLES];  /* the reference's reported flush times */
   double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */
   int n_cand, n_ref, n_rt;
   int thread_growth;
@@ -355,7 +356,10 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, bool fetch, in
     evs[*n] = ev;
     ms[*n] = wall; /* the empty-call cost is subtracted when the pass ends */
     (cand ? p->cand_host : p->ref_host)[*n] = host;
-    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall - flush;
+    /* the flush is the harness's own, the same on both sides: the reference's figure stands
+       for both when the judge's clock is checked (a candidate could report its flush longer) */
+    if (!cand) p->ref_flush[*n] = flush;
+    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall;
     else (cand ? p->cand_rt : p->ref_rt)[*n] = NAN;
     (*n)++;
   }
@@ -508,12 +512,18 @@ static int timing(pass *p, cl1_eval_result *r) {
   for (int i = 0; i < p->n_cand; i++) if (!isnan(p->cand_rt[i])) cov[nc++] = p->cand_rt[i];
   for (int i = 0; i < p->n_ref; i++) if (!isnan(p->ref_rt[i])) rov[nr++] = p->ref_rt[i];
   if (nc && nr) {
-    double c_over = cl1_median(cov, nc), r_over = cl1_median(rov, nr);
+    double flush = cl1_median(p->ref_flush, p->n_ref);
+    double c_over = cl1_median(cov, nc) - flush, r_over = cl1_median(rov, nr) - flush;
     r->cand_overhead_ms = c_over;
     r->ref_overhead_ms = r_over;
-    /* Generous margins: round trips jitter by tenths of a ms on a loaded host, and an honest
-       kernel must never be flagged; a report cut by a tampered timer shows up as far more. */
-    if (c_over - r_over > 1.0 + 0.5 * r->cand.median) {
+    /* What the worker reports beyond the judge's own round trip: on the H200 the two sides'
+       medians agreed within 0.03 ms over the starter tasks, so 0.1 ms + 10% catches a timer
+       cut by a quarter of a 0.35 ms call (tests/hacks/cuda/timer_fnptr.cu); the host backend
+       keeps wide margins (round trips on a loaded 2-core CI machine jitter by tenths of a ms,
+       and the host time of the call bounds its trials there). */
+    bool cuda = o->backend == CL1_BACKEND_CUDA;
+    double margin = cuda ? 0.1 + 0.1 * r->cand.median : 1.0 + 0.5 * r->cand.median;
+    if (c_over - r_over > margin) {
       add_flag(r, "timer_mismatch");
       double fixed = r->cand.median + (c_over - r_over);
       r->cand.median = fixed;
