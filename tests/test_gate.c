@@ -189,6 +189,51 @@ static void test_symbols_of_built_objects(void **s) {
   assert_non_null(strstr(err.msg, "/nonexistent/x.so"));
 }
 
+/* Exports: a solution's own names pass; libc's, libm's or CUDA's are an interposition attempt. */
+static void test_interposed_exports(void **s) {
+  (void)s;
+  cl1_gate_verdict v;
+  cl1_err err;
+  const char *clk = build_so("defines_clock",
+                             "#define _POSIX_C_SOURCE 200809L\n#include <time.h>\n"
+                             "int clock_gettime(clockid_t id, struct timespec *t) {\n"
+                             "  (void)id; t->tv_sec = 1; t->tv_nsec = 0; return 0; }\n"
+                             "int cl1_forward(const void *c) { (void)c; return 0; }\n");
+  assert_int_equal(cl1_gate_symbols(clk, HO, &v, &err), 1);
+  assert_string_equal(v.rule, "interpose");
+  assert_non_null(strstr(v.why, "'clock_gettime'"));
+  const char *ev = build_so("defines_event_time",
+                            "int cudaEventElapsedTime(float *ms, void *a, void *b) {\n"
+                            "  (void)a; (void)b; *ms = 0.001f; return 0; }\n"
+                            "int cl1_forward(const void *c) { (void)c; return 0; }\n");
+  assert_int_equal(cl1_gate_symbols(ev, CU, &v, &err), 1);
+  assert_string_equal(v.rule, "interpose");
+  assert_non_null(strstr(v.why, "'cudaEventElapsedTime'"));
+  const char *drv = build_so("defines_driver_sync", "int cuCtxSynchronize(void) { return 0; }\n"
+                                                    "int cl1_forward(void) { return 0; }\n");
+  assert_int_equal(cl1_gate_symbols(drv, CU, &v, &err), 1);
+  assert_string_equal(v.rule, "interpose");
+  const char *mal = build_so("defines_malloc", "#include <stddef.h>\n"
+                                               "static char pool[1 << 16];\n"
+                                               "void *malloc(size_t n) { return n <= sizeof pool ? pool : 0; }\n"
+                                               "int cl1_forward(void) { return 0; }\n");
+  assert_int_equal(cl1_gate_symbols(mal, HO, &v, &err), 1);
+  assert_string_equal(v.rule, "interpose");
+  assert_non_null(strstr(v.why, "'malloc'"));
+  /* helpers with external linkage under ordinary names (even ones that start like a libc family
+     a glob denies on import: send*, wait*, clock*) are the solution's own */
+  const char *own = build_so("defines_helpers",
+                             "long numel(const long *s, int n) { long k = 1; for (int i = 0; i < n; i++) k *= s[i]; return k; }\n"
+                             "int send_rows(int r) { return r + 1; }\n"
+                             "int wait_tiles(int t) { return t * 2; }\n"
+                             "int clockwise(int t) { return -t; }\n"
+                             "int cudal1_helper(int t) { return t; }\n"
+                             "int cl1_forward(const void *c) { (void)c; return send_rows(1) + wait_tiles(2) + clockwise(3) + cudal1_helper(4); }\n"
+                             "int cl1_setup(const void *c, void **s) { (void)c; *s = 0; return 0; }\n");
+  assert_int_equal(cl1_gate_symbols(own, HO, &v, &err), 0);
+  assert_int_equal(cl1_gate_symbols(own, CU, &v, &err), 0); /* cudal1_helper is no CUDA name */
+}
+
 static void test_symbol_table(void **s) {
   (void)s;
   assert_true(cl1_gate_symbol_allowed("cudaMalloc", CU));
@@ -244,6 +289,7 @@ int main(void) {
       cmocka_unit_test(test_asm_evasions),
       cmocka_unit_test(test_constructor_include_size),
       cmocka_unit_test(test_symbols_of_built_objects),
+      cmocka_unit_test(test_interposed_exports),
       cmocka_unit_test(test_symbol_table),
   };
   return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
