@@ -51,6 +51,8 @@ typedef struct {
   double ref_ev_med, cand_ev_med;
   double ref_overhead_ms, cand_overhead_ms; /* judge round trip minus reported wall, medians */
   double speedup, reward;        /* speedup: median of the paired (ABAB) ref / cand ratios */
+  double reward_speedup;         /* the speedup the reward pays: capped at 1.0 for a solution of
+                                    the reference's own ops (no_custom_kernel) or a degenerate task */
   double speedup_ci_rel;         /* relative width of its 95% CI */
   bool has_reward_norm;          /* reward_norm valid (a statistics file was given) */
   double reward_norm;            /* clip((r - mu) / sigma, -k, k) against the task's history */

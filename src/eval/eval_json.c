@@ -52,6 +52,7 @@ char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
   }
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
   cJSON_AddNumberToObject(j, "speedup_ci95_rel", r->speedup_ci_rel);
+  cJSON_AddNumberToObject(j, "reward_speedup", r->reward_speedup);
   cJSON_AddNumberToObject(j, "reward", r->reward);
   if (r->has_reward_norm) cJSON_AddNumberToObject(j, "reward_normalized", r->reward_norm);
   if (r->best_seen > 0) cJSON_AddNumberToObject(j, "best_speedup_before", r->best_seen);

@@ -5,6 +5,7 @@
  * cl1_op_*, libc memory/math, the C++ runtime's allocation/exception glue). */
 #ifndef CL1_GATE_H
 #define CL1_GATE_H
+#include <stdbool.h>
 #include <stddef.h>
 #include "backend.h"
 #include "../base/err.h"
@@ -16,7 +17,8 @@
  * section(...), #pragma init/fini); "token_paste" (## anywhere: it can assemble asm or
  * constructor); "host_asm" (any asm on the host backend; on CUDA asm outside a function the gate
  * can show is __device__/__global__-only, or any preprocessor trick that would hide the boundary);
- * "symbol" (an import off the allowlist). */
+ * "symbol" (an import off the allowlist); "interpose" (it defines a name of the C library or the
+ * CUDA libraries, which would stand in for the real one). */
 typedef struct {
   char rule[64];    /* machine code: "host_asm", "constructor", "include", "size", "symbol", ... */
   char why[512];    /* human sentence naming the line or symbol */
@@ -32,4 +34,10 @@ int cl1_gate_symbol_allowed(const char *name, cl1_backend b);
 /* NULL if allowed; else the category word of the denial ("files", "threads", ...), or "" for a
  * name that is simply not on the allowlist. */
 const char *cl1_gate_symbol_category(const char *name, cl1_backend b);
+/* What a built solution is made of: it imports cl1_op_* (the reference's own op library), it
+ * imports cuBLAS/cuDNN, it carries device code of its own (a registered kernel or .nv_fatbin). */
+typedef struct {
+  bool calls_op_library, calls_vendor, own_device_code;
+} cl1_so_facts;
+int cl1_gate_so_facts(const char *so_path, cl1_so_facts *f, cl1_err *err);
 #endif

@@ -358,3 +358,41 @@ out:
   close(fd);
   return rc;
 }
+
+/* What a built solution is made of (evaluation.md, class 13): its imports of the reference's op
+ * library, of vendor libraries, and whether it carries device code of its own (a registered
+ * kernel or an embedded fatbin). */
+int cl1_gate_so_facts(const char *so_path, cl1_so_facts *f, cl1_err *err) {
+  memset(f, 0, sizeof *f);
+  if (elf_version(EV_CURRENT) == EV_NONE) return cl1_err_set(err, "gate: libelf is unusable");
+  int fd = open(so_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return cl1_err_set(err, "gate: cannot open %s", so_path);
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  size_t shstr = 0;
+  if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr)) {
+    if (e) elf_end(e);
+    close(fd);
+    return cl1_err_set(err, "gate: %s is not an ELF file", so_path);
+  }
+  for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh)) continue;
+    const char *sname = elf_strptr(e, shstr, sh.sh_name);
+    if (sname && !strcmp(sname, ".nv_fatbin")) f->own_device_code = true;
+    if (sh.sh_type != SHT_DYNSYM) continue;
+    Elf_Data *d = elf_getdata(scn, NULL);
+    size_t n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+    for (size_t i = 1; i < n; i++) {
+      GElf_Sym s;
+      if (!gelf_getsym(d, (int)i, &s) || s.st_shndx != SHN_UNDEF) continue;
+      const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+      if (!name) continue;
+      if (!strncmp(name, "cl1_op", 6)) f->calls_op_library = true;
+      if (!strcmp(name, "__cudaRegisterFunction")) f->own_device_code = true;
+      if (!strncmp(name, "cublas", 6) || !strncmp(name, "cudnn", 5)) f->calls_vendor = true;
+    }
+  }
+  elf_end(e);
+  close(fd);
+  return 0;
+}

@@ -382,6 +382,9 @@ static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   int k = (int)num(m, "set", 0), s = CL1_WORKER_TIME_SLOT + k;
   if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS || !w->in_buf[s][0])
     if (w->inst.n_inputs > 0) return cl1_err_set(err, "trial: set %d not prepared", k);
+  /* fresh values for this trial (the judge sends both sides the same seed) */
+  if (cJSON_GetObjectItemCaseSensitive(m, "seed") && fill_slot(w, s, seed_of(m, "seed"), err))
+    return -1;
   const cJSON *hold = cJSON_GetObjectItemCaseSensitive(m, "hold");
   w->dev.hold_us = cJSON_IsFalse(hold) ? 0 : w->hold_cfg_us;
   /* poison, then flush: the poison's own writes must not sit dirty in L2 during the call */

@@ -824,3 +824,18 @@ int cl1_task_instance(const cl1_task *t, int set, cl1_inst *out, cl1_err *err) {
   if (t->bytes && inst_number(t, set, t->bytes, "bytes", &out->bytes, err)) return -1;
   return 0;
 }
+
+/* The note says which shape sets it is about when it starts with one ("large: ...", "small:
+ * ...") or with the audit's own words ("audit (test, host): ..."); any other note (whole-task
+ * arguments: "min(t, 0) ... gives exactly 0", "all sets: ...") counts for every set. */
+bool cl1_task_degenerate_at(const cl1_task *t, int set) {
+  const char *d = t->degenerate;
+  if (!d || !*d) return false;
+  static const char *const names[] = {"test", "small", "large"};
+  if (!strncmp(d, "audit (", 7)) d += 7;
+  for (int k = 0; k < 3; k++) {
+    size_t n = strlen(names[k]);
+    if (!strncmp(d, names[k], n) && (d[n] == ':' || d[n] == ',')) return cl1_shapes_parse(names[k]) == set;
+  }
+  return true;
+}

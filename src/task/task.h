@@ -133,4 +133,7 @@ uint16_t cl1_bf16_from_f32(float f);
 float cl1_f16_to_f32(uint16_t h);
 float cl1_bf16_to_f32(uint16_t h);
 
+/* Whether the task's `degenerate` note applies at shape set `set` (a note naming one set applies
+ * to that set alone). */
+bool cl1_task_degenerate_at(const cl1_task *t, int set);
 #endif
