@@ -62,10 +62,29 @@ static inline void th_record(const th_case *c, const char *json_text, int status
   fclose(f);
 }
 
-/* Does verdict v meet expectation e? "pass-slow" = pass (the caller checks timing). */
+/* Does verdict v meet expectation e? "pass-slow" = pass (the caller checks timing); "pass+FLAG"
+ * = pass (the caller checks that FLAG is raised). */
 static inline int th_verdict_matches(const char *v, const char *e) {
-  if (!strcmp(e, "pass-slow")) return !strcmp(v, "pass");
+  if (!strcmp(e, "pass-slow") || !strncmp(e, "pass+", 5)) return !strcmp(v, "pass");
   return !strcmp(v, e);
+}
+
+/* Flags of a pass: "pass" wants none (an honest kernel must not be flagged), "pass+FLAG" wants
+ * FLAG among them; other expectations do not look. */
+static inline void th_check_flags(const th_case *c, const cJSON *j) {
+  const cJSON *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
+  int n = cJSON_GetArraySize(fl);
+  if (!strcmp(c->expect, "pass") && n > 0) {
+    char *t = cJSON_PrintUnformatted(fl);
+    fail_msg("%s: an honest pass must raise no flag, got %s", c->file, t ? t : "?");
+  }
+  if (!strncmp(c->expect, "pass+", 5)) {
+    for (int i = 0; i < n; i++) {
+      const cJSON *f = cJSON_GetArrayItem(fl, i);
+      if (cJSON_IsString(f) && !strcmp(f->valuestring, c->expect + 5)) return;
+    }
+    fail_msg("%s: expected the flag %s", c->file, c->expect + 5);
+  }
 }
 
 /* Runs one case; fails the current cmocka test when the verdict differs. */
@@ -92,6 +111,7 @@ static inline void th_run_case(void **state) {
   if (!ok)
     fail_msg("%s on %s: expected %s, got %s: %s", c->file, c->task, c->expect, verdict,
              cJSON_IsString(m) ? m->valuestring : "");
+  th_check_flags(c, j);
   if (!strcmp(c->expect, "pass-slow")) { /* work hidden on a side stream must still be timed */
     const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
     if (!cJSON_IsNumber(sp) || sp->valuedouble >= 1.0)
