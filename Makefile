@@ -88,9 +88,15 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c tests/harness.h tests/eval_cases.h $(BUILD)/
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
 
+# The sandbox-escape suites (CPU and GPU) share their runner.
+$(BUILD)/tests/test_escapes_host $(BUILD)/tests/gpu/test_escapes_gpu: tests/escapes/escape_cases.h
+
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
+
+# test_corpus runs bench/corpus (and, through it, the cudal1 binary) on host manifest lines
+$(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 
 # CPU tests (CI): cmocka suites, then the PyTorch twin checks; ends with "N passed, N failed".
 test: all
