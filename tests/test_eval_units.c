@@ -190,6 +190,18 @@ static void test_stats(void **st) {
   assert_true(isinf(s.ci_rel));
 }
 
+/* Re-measurement agreement: 10% for long calls; microsecond calls get launch-jitter slack (the
+ * H200 figures of tests/legit/cuda/l2_14: 2.68x .. 4.02x for a 3.6 us candidate, 14.7 us
+ * reference), which a 0.35 ms call does not. */
+static void test_speedups_agree(void **st) {
+  (void)st;
+  assert_true(cl1_speedups_agree(1.0, 1.09, 0.35, 0.35));
+  assert_false(cl1_speedups_agree(1.0, 1.2, 0.35, 0.35));
+  assert_true(cl1_speedups_agree(2.68, 4.02, 0.0036, 0.0147));
+  assert_false(cl1_speedups_agree(2.68, 4.02, 0.036, 0.147));
+  assert_true(cl1_speedups_agree(0, 5, 0.1, 0.1)); /* no speedup to compare */
+}
+
 static void test_reward(void **st) {
   (void)st;
   cl1_reward_cfg c;
@@ -223,6 +235,7 @@ int main(void) {
       cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
+      cmocka_unit_test(test_speedups_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

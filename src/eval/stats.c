@@ -47,3 +47,9 @@ double cl1_median(const double *x, int n) {
   cl1_stats_of(x, n, &s);
   return s.median;
 }
+
+int cl1_speedups_agree(double lo, double hi, double t_cand, double t_ref) {
+  if (!(lo > 0)) return 1;
+  double slack = t_cand > 0 && t_ref > 0 ? CL1_LAUNCH_JITTER_MS / t_cand + CL1_LAUNCH_JITTER_MS / t_ref : 0;
+  return hi / lo <= 1.10 + slack;
+}

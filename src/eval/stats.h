@@ -12,4 +12,11 @@ typedef struct {
 /* Summarises x[0..n) (x is not modified). */
 void cl1_stats_of(const double *x, int n, cl1_stats *s);
 double cl1_median(const double *x, int n);
+
+/* Per-process jitter of a call's launch path (10-37 us measured for one cuBLAS call on the H200;
+ * the hold keeps it out of event times, not out of the host times that bound launch-bound calls). */
+#define CL1_LAUNCH_JITTER_MS 0.005
+/* Whether re-measured speedups lo..hi agree: within 10%, plus what CL1_LAUNCH_JITTER_MS on each
+ * side makes of a ratio of calls as short as t_cand and t_ref (ms, the shortest seen). */
+int cl1_speedups_agree(double lo, double hi, double t_cand, double t_ref);
 #endif
