@@ -357,10 +357,12 @@ static int trial(pass *p, cl1_eval_result *r, bool cand, int set, uint64_t seed,
     evs[*n] = ev;
     ms[*n] = wall; /* the empty-call cost is subtracted when the pass ends */
     (cand ? p->cand_host : p->ref_host)[*n] = host;
-    /* the flush is the harness's own, the same on both sides: the reference's figure stands
-       for both when the judge's clock is checked (a candidate could report its flush longer) */
+    /* the GPU flush is the harness's own, the same on both sides: the reference's figure
+       stands for both when the judge's clock is checked (a candidate could report its flush
+       longer); on the host each side's own (a CPU flush varies with the machine's load) */
     if (!cand) p->ref_flush[*n] = flush;
-    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall;
+    bool own_flush = p->o->backend != CL1_BACKEND_CUDA; /* a CPU flush varies with the load */
+    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall - (own_flush ? flush : 0);
     else (cand ? p->cand_rt : p->ref_rt)[*n] = NAN;
     (*n)++;
   }
@@ -525,7 +527,7 @@ static int timing(pass *p, cl1_eval_result *r) {
   for (int i = 0; i < p->n_cand; i++) if (!isnan(p->cand_rt[i])) cov[nc++] = p->cand_rt[i];
   for (int i = 0; i < p->n_ref; i++) if (!isnan(p->ref_rt[i])) rov[nr++] = p->ref_rt[i];
   if (nc && nr) {
-    double flush = cl1_median(p->ref_flush, p->n_ref);
+    double flush = o->backend == CL1_BACKEND_CUDA ? cl1_median(p->ref_flush, p->n_ref) : 0;
     double c_over = cl1_median(cov, nc) - flush, r_over = cl1_median(rov, nr) - flush;
     r->cand_overhead_ms = c_over;
     r->ref_overhead_ms = r_over;
