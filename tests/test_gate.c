@@ -241,6 +241,9 @@ static void test_symbol_table(void **s) {
   assert_true(cl1_gate_symbol_allowed("__cudaRegisterFatBinary", CU));
   assert_true(cl1_gate_symbol_allowed("__cudaPushCallConfiguration", CU));
   assert_false(cl1_gate_symbol_allowed("cudaDeviceReset", CU));
+  /* glibc 2.38+ renames strtol/atoi in C++ builds (tests/escapes/cuda/pinned.cu was rejected) */
+  assert_true(cl1_gate_symbol_allowed("__isoc23_strtol", CU));
+  assert_true(cl1_gate_symbol_allowed("__isoc23_strtoull", HO));
   assert_false(cl1_gate_symbol_allowed("cudaStreamSetAttribute", CU));
   assert_false(cl1_gate_symbol_allowed("cudaDeviceSetLimit", CU));
   assert_false(cl1_gate_symbol_allowed("cudaIpcGetMemHandle", CU));

@@ -156,6 +156,10 @@ static const rule rules[] = {
   {"strrchr", ALLOW, B_ALL, 0}, {"strstr", ALLOW, B_ALL, 0}, {"strcat", ALLOW, B_ALL, 0},
   {"strncat", ALLOW, B_ALL, 0}, {"strtol", ALLOW, B_ALL, 0}, {"strtoul", ALLOW, B_ALL, 0},
   {"strtod", ALLOW, B_ALL, 0}, {"strtof", ALLOW, B_ALL, 0}, {"atoi", ALLOW, B_ALL, 0},
+  /* glibc >= 2.38 compiles strtol and atoi (and strtoul/ll/ull) in C2x and C++ modes to these
+     (the GPU machine's headers do: an honest atoi was rejected there) */
+  {"__isoc23_strtol", ALLOW, B_ALL, 0}, {"__isoc23_strtoul", ALLOW, B_ALL, 0},
+  {"__isoc23_strtoll", ALLOW, B_ALL, 0}, {"__isoc23_strtoull", ALLOW, B_ALL, 0},
   {"atof", ALLOW, B_ALL, 0}, {"malloc", ALLOW, B_ALL, 0}, {"calloc", ALLOW, B_ALL, 0},
   {"realloc", ALLOW, B_ALL, 0}, {"free", ALLOW, B_ALL, 0}, {"aligned_alloc", ALLOW, B_ALL, 0},
   {"posix_memalign", ALLOW, B_ALL, 0}, {"qsort", ALLOW, B_ALL, 0}, {"bsearch", ALLOW, B_ALL, 0},

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +69,16 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
   w->pid = -1;
   w->to_fd = w->from_fd = w->shm_fd = -1;
   snprintf(w->tag, sizeof w->tag, "%s", tag);
+  /* A worker may exit between its reply and the judge's next request (a candidate that forged
+     its reply and left did, tests/escapes/host/exit_early.c): that write must fail with EPIPE,
+     which cl1_wproc_send reports as the worker's death, not kill the judge with SIGPIPE. */
+  signal(SIGPIPE, SIG_IGN);
+  /* Same-uid processes may read /proc/<judge>/mem, fd/, environ unless the judge is
+     non-dumpable. The candidate is kept out by Landlock (its domain may not trace outside it)
+     and, as root, by its dropped capabilities; this covers kernels without Landlock and the CUDA
+     driver's threads, which started before the sandbox (tests/escapes/host/proc_mem.c). Workers
+     are dumpable again after their exec. */
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   snprintf(w->tmpdir, sizeof w->tmpdir, "/tmp/cudal1-%s.XXXXXX", tag);
   if (!mkdtemp(w->tmpdir)) return cl1_err_set(err, "cannot create a temp dir: %s", strerror(errno));
   chmod(w->tmpdir, 0700);

@@ -1,7 +1,9 @@
 /* sandbox.c — confines the candidate worker (sandbox.h). Layers, each covering the others' gaps:
  * no_new_privs; rlimits; every capability dropped (root without capabilities cannot mount,
  * ptrace others, or bypass file permissions); chdir + TMPDIR into the private temp dir; Landlock
- * (where the kernel has it) limiting writes to the temp dir and /dev; and a seccomp filter.
+ * (where the kernel has it) limiting writes to the temp dir, /dev/null and, on CUDA, the GPU
+ * driver's /dev/nvidia* nodes; and a seccomp filter. tests/escapes/ holds a candidate for each
+ * way out that we know, built to get past the gate, so that these layers alone must stop it.
  *
  * The seccomp filter is a deny-list on purpose: the CUDA driver needs a long, version-dependent
  * list of syscalls (ioctl, mmap, eventfd, futex, ...), so everything is allowed except the groups
@@ -21,13 +23,17 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
@@ -94,19 +100,26 @@ static int set_limits(const cl1_sandbox_opts *o, cl1_err *err) {
   return 0;
 }
 
-static int drop_caps(cl1_err *err) {
+/* Capabilities are per thread. Returns 0, or the failing capability + 1 (bounding set), or -1
+ * (capset). Async-signal-safe: confine_others() runs it in a signal handler. */
+static int drop_caps_thread(void) {
   for (int cap = 0; cap <= 63; cap++) {
     if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
     if (errno == EINVAL) break;   /* past the kernel's last capability */
     if (errno == EPERM) break;    /* not privileged: the bounding set is not ours to change */
-    return cl1_err_set(err, "sandbox: PR_CAPBSET_DROP(%d): %s", cap, strerror(errno));
+    return cap + 1;
   }
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
   struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
   struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
   memset(d, 0, sizeof d);
-  if (syscall(SYS_capset, &h, d))
-    return cl1_err_set(err, "sandbox: capset: %s", strerror(errno));
+  return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+static int drop_caps(cl1_err *err) {
+  int rc = drop_caps_thread();
+  if (rc > 0) return cl1_err_set(err, "sandbox: PR_CAPBSET_DROP(%d): %s", rc - 1, strerror(errno));
+  if (rc < 0) return cl1_err_set(err, "sandbox: capset: %s", strerror(errno));
   return 0;
 }
 
@@ -115,15 +128,31 @@ static int landlock_abi_now(void) {
   return v < 0 ? 0 : (int)v;
 }
 
-/* Best effort: on kernels without Landlock the seccomp open() rules still refuse creation and
-   O_WRONLY, but not O_RDWR of an existing file (the driver opens /dev/nvidia* that way). Landlock
-   acts on the calling thread and its future children only: threads the driver already started are
-   not covered (the candidate runs on this thread). */
-static int landlock(const char *tmpdir) {
+/* Write access beneath path (a directory), or to path itself (a file: file rights only). */
+static void allow_writes(int rs, const char *path, uint64_t w) {
+  int fd = open(path, O_PATH | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return;
+  if (fstat(fd, &st) == 0) {
+    uint64_t file_rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
+    struct landlock_path_beneath_attr pb = {
+        .allowed_access = S_ISDIR(st.st_mode) ? w : w & file_rights, .parent_fd = fd};
+    if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0))
+      cl1_log_debug("sandbox: landlock_add_rule(%s): %s", path, strerror(errno));
+  }
+  close(fd);
+}
+
+/* The write rules, as a ruleset to restrict threads with (-1: no Landlock). Best effort: on
+   kernels without Landlock the seccomp open() rules still refuse creation and O_WRONLY (and on
+   the host O_RDWR), but on CUDA not O_RDWR of an existing file (the driver opens /dev/nvidia*
+   that way). Landlock acts on the thread that restricts itself and its future children:
+   confine_others() takes it to the threads the driver already started. */
+static int landlock_ruleset(const char *tmpdir, cl1_backend backend) {
   int abi = landlock_abi_now();
   if (abi < 1) {
     cl1_log_debug("sandbox: no Landlock in this kernel (%s)", strerror(errno));
-    return 0;
+    return -1;
   }
   uint64_t w = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
                LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
@@ -136,21 +165,91 @@ static int landlock(const char *tmpdir) {
   int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (rs < 0) {
     cl1_log_debug("sandbox: landlock_create_ruleset: %s", strerror(errno));
-    return 0;
+    return -1;
   }
-  const char *dirs[] = {tmpdir, "/dev"};
-  for (int i = 0; i < 2; i++) {
-    int fd = open(dirs[i], O_PATH | O_CLOEXEC | O_DIRECTORY);
-    if (fd < 0) continue;
-    struct landlock_path_beneath_attr pb = {.allowed_access = w, .parent_fd = fd};
-    if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb, 0))
-      cl1_log_debug("sandbox: landlock_add_rule(%s): %s", dirs[i], strerror(errno));
-    close(fd);
+  /* Not all of /dev: root without capabilities still owns the device nodes, and seccomp lets
+     O_RDWR through, so /dev writable meant zram, loop devices, kvm, userfaultfd, fuse and the
+     console were open to the candidate (tests/escapes/host/dev_write.c). Only the GPU driver's
+     nodes (CUDA) and /dev/null. */
+  allow_writes(rs, tmpdir, w);
+  allow_writes(rs, "/dev/null", w);
+  DIR *dev = backend == CL1_BACKEND_CUDA ? opendir("/dev") : NULL;
+  for (struct dirent *e; dev && (e = readdir(dev));) {
+    char p[300];
+    snprintf(p, sizeof p, "/dev/%s", e->d_name);
+    if (!strncmp(e->d_name, "nvidia", 6)) allow_writes(rs, p, w);   /* nvidia-caps/ too */
   }
-  int rc = (int)syscall(SYS_landlock_restrict_self, rs, 0);
-  if (rc) cl1_log_debug("sandbox: landlock_restrict_self: %s", strerror(errno));
-  close(rs);
-  return 0;
+  if (dev) closedir(dev);
+  return rs;
+}
+
+/* The CUDA driver's threads (cuda-EvtHandlr and others) were started before the sandbox, and
+ * capabilities, no_new_privs and Landlock belong to each thread: as root they kept every
+ * capability and no Landlock domain. A candidate could run its code on them with a signal
+ * (tgkill to its own process passes seccomp; the driver blocks no signal there) and from there
+ * open any file or device read-write, or /proc/<judge>/mem (tests/escapes/cuda/
+ * thread_signal.cu). So each such thread is sent a signal whose handler confines it like the
+ * calling thread — glibc's own way of changing the uid of every thread — until a scan of
+ * /proc/self/task finds none left. A thread that does not answer within a second makes it
+ * fail with the thread named (cl1_sandbox_enter logs that and goes on: see there). */
+static atomic_int g_confine_rs = -1, g_confine_done, g_confine_rc;   /* lock-free: signal-safe */
+
+static void on_confine(int sig) {
+  (void)sig;
+  int e = errno, rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -1 : 0;
+  if (!rc && g_confine_rs >= 0 && syscall(SYS_landlock_restrict_self, (int)g_confine_rs, 0)) rc = -1;
+  if (!rc && drop_caps_thread()) rc = -1;
+  g_confine_rc = rc;
+  g_confine_done = (int)syscall(SYS_gettid);
+  errno = e;
+}
+
+static int confine_others(int rs, cl1_err *err) {
+  int sig = SIGRTMIN + 5, rc = 0;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_confine;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(sig, &sa, &old)) return cl1_err_set(err, "sandbox: sigaction: %s", strerror(errno));
+  g_confine_rs = rs;
+  pid_t self = getpid(), me = (pid_t)syscall(SYS_gettid);
+  pid_t done[256];
+  int n_done = 0;
+  for (int round = 0, fresh = 1; fresh && !rc; round++) {
+    if (round == 20) { rc = cl1_err_set(err, "sandbox: the driver keeps starting threads"); break; }
+    fresh = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d) { rc = cl1_err_set(err, "sandbox: /proc/self/task: %s", strerror(errno)); break; }
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+      pid_t tid = (pid_t)atoi(e->d_name);
+      bool seen = tid <= 0 || tid == me;
+      for (int i = 0; i < n_done && !seen; i++) seen = done[i] == tid;
+      if (seen) continue;
+      if (n_done == 256) { rc = cl1_err_set(err, "sandbox: too many threads"); break; }
+      fresh = 1;
+      g_confine_done = 0;
+      if (syscall(SYS_tgkill, self, tid, sig)) {
+        if (errno == ESRCH) continue;   /* it ended meanwhile */
+        rc = cl1_err_set(err, "sandbox: tgkill(%d): %s", (int)tid, strerror(errno));
+        break;
+      }
+      for (int ms = 0; g_confine_done != tid && ms < 1000; ms++) {
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+        if (g_confine_done != tid && syscall(SYS_tgkill, self, tid, 0) && errno == ESRCH) break;
+      }
+      if (g_confine_done == tid && g_confine_rc)
+        rc = cl1_err_set(err, "sandbox: thread %d could not be confined", (int)tid);
+      else if (g_confine_done != tid && !syscall(SYS_tgkill, self, tid, 0))
+        rc = cl1_err_set(err, "sandbox: thread %d did not take the confining signal", (int)tid);
+      done[n_done++] = tid;
+    }
+    closedir(d);
+  }
+  sigaction(sig, &old, NULL);
+  g_confine_rs = -1;
+  return rc;
 }
 
 int cl1_sandbox_landlock_abi(void) { return landlock_abi_now(); }
@@ -263,6 +362,14 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
     rc = deny(f, EPERM, "open", 1, &a1);
     if (!rc) rc = deny(f, EPERM, "openat", 1, &a2);
   }
+  /* On the host nothing needs O_RDWR once confined: refused too, so that a kernel without
+     Landlock does not leave existing files and devices writable (escapes/host/dev_write.c) */
+  if (!rc && b == CL1_BACKEND_HOST) {
+    struct scmp_arg_cmp a1 = SCMP_A1(SCMP_CMP_MASKED_EQ, O_RDWR, O_RDWR);
+    struct scmp_arg_cmp a2 = SCMP_A2(SCMP_CMP_MASKED_EQ, O_RDWR, O_RDWR);
+    rc = deny(f, EPERM, "open", 1, &a1);
+    if (!rc) rc = deny(f, EPERM, "openat", 1, &a2);
+  }
   /* the CUDA driver's threads exist before we are called: the filter must reach them too */
   if (!rc) rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);
   if (!rc) rc = seccomp_load(f);
@@ -276,9 +383,25 @@ int cl1_sandbox_enter(const cl1_sandbox_opts *o, cl1_err *err) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
     return cl1_err_set(err, "sandbox: PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
   if (set_limits(o, err)) return -1;
-  if (drop_caps(err)) return -1;
-  if (chdir(o->tmpdir)) return cl1_err_set(err, "sandbox: chdir(%s): %s", o->tmpdir, strerror(errno));
-  if (setenv("TMPDIR", o->tmpdir, 1)) return cl1_err_set(err, "sandbox: setenv TMPDIR failed");
-  landlock(o->tmpdir);
+  int rs = landlock_ruleset(o->tmpdir, o->backend);
+  /* Not yet run on a GPU (written after this session's last device call): a failure leaves the
+     driver's threads as they were before confine_others existed, said in the worker's log,
+     rather than failing every CUDA evaluation. */
+  cl1_err cerr = {{0}};
+  if (o->backend == CL1_BACKEND_CUDA && confine_others(rs, &cerr))
+    cl1_log_warn("%s; those threads keep the privileges they started with", cerr.msg);
+  int rc = drop_caps(err);
+  if (!rc && chdir(o->tmpdir))
+    rc = cl1_err_set(err, "sandbox: chdir(%s): %s", o->tmpdir, strerror(errno));
+  if (!rc && setenv("TMPDIR", o->tmpdir, 1)) rc = cl1_err_set(err, "sandbox: setenv TMPDIR failed");
+  if (rc) {
+    if (rs >= 0) close(rs);
+    return -1;
+  }
+  if (rs >= 0) {
+    if (syscall(SYS_landlock_restrict_self, rs, 0))
+      cl1_log_debug("sandbox: landlock_restrict_self: %s", strerror(errno));
+    close(rs);
+  }
   return seccomp_filter(o->backend, err);
 }

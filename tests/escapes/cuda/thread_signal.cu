@@ -1,0 +1,241 @@
+/* thread_signal.cu — runs its own code on the CUDA driver's threads, which were started
+ * before the sandbox: a SIGUSR2 handler, reached with tgkill on each of them (signals to its own
+ * process pass seccomp) and with kill(getpid()) while the calling thread blocks the signal (the
+ * kernel then picks another thread). On each it logs the thread's CapEff and tries to rewrite
+ * /tmp/cudal1-escape-victim (O_RDWR) and to open /proc/<judge>/mem read-write (never writing
+ * it). Expected: crash — the sandbox confines every thread it finds, not only its own:
+ * capabilities dropped and the Landlock domain applied on each (EACCES). Before, as root, those
+ * threads kept every capability and no Landlock: both opens succeeded. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <cudal1/solution.h>
+#include <cuda_runtime.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+
+/* ---- the probe kit: the same block in every escapes/ probe (a solution is one file) ----
+ * resolve(name) finds any libc function without importing it: from the address of printf (an
+ * allowed import) down to libc's ELF header, then its dynamic symbol table through the GNU hash
+ * (resolve_in: the same in the library of another allowed import).
+ * With syscall() and dlsym() in hand, the import allowlist is out of the way; what stops the
+ * probe must be the sandbox. report() logs every attempt as ESCAPE-BLOCKED (it failed, as it
+ * must) or ESCAPE-SUCCEEDED; finish() returns 1 when every attempt was blocked (verdict crash,
+ * the log tail in the result says what was refused), else computes ReLU honestly (verdict pass:
+ * the test fails). */
+typedef long (*syscall_fn)(long, ...);
+static syscall_fn sys;
+static int blocked, escaped;
+
+static uint32_t gnu_hash(const char *s) {
+  uint32_t h = 5381;
+  for (; *s; s++) h = h * 33 + (unsigned char)*s;
+  return h;
+}
+
+static const unsigned char *elf_base(const void *anchor) {
+  uintptr_t p = (uintptr_t)anchor & ~(uintptr_t)4095;
+  for (int i = 0; i < (1 << 16); i++, p -= 4096) {
+    const unsigned char *b = (const unsigned char *)p;
+    if (b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F' &&
+        ((const Elf64_Ehdr *)b)->e_type == ET_DYN)
+      return b;
+  }
+  return NULL;
+}
+
+/* name in the library that holds anchor (the resolver's first page walk stays inside it) */
+static void *resolve_in(const void *anchor, const char *name) {
+  const unsigned char *base = elf_base(anchor);
+  if (!base) return NULL;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+  const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
+  const Elf64_Dyn *dyn = NULL;
+  for (int i = 0; i < eh->e_phnum; i++)
+    if (ph[i].p_type == PT_DYNAMIC) dyn = (const Elf64_Dyn *)(base + ph[i].p_vaddr);
+  if (!dyn) return NULL;
+  const Elf64_Sym *sym = NULL;
+  const char *str = NULL;
+  const uint32_t *gh = NULL;
+  for (; dyn->d_tag != DT_NULL; dyn++) {
+    uintptr_t v = dyn->d_un.d_ptr;
+    if (v < (uintptr_t)base) v += (uintptr_t)base; /* ld.so may or may not have relocated it */
+    if (dyn->d_tag == DT_SYMTAB) sym = (const Elf64_Sym *)v;
+    if (dyn->d_tag == DT_STRTAB) str = (const char *)v;
+    if (dyn->d_tag == DT_GNU_HASH) gh = (const uint32_t *)v;
+  }
+  if (!sym || !str || !gh) return NULL;
+  uint32_t nb = gh[0], off = gh[1], nbloom = gh[2], h = gnu_hash(name);
+  const uint32_t *buckets = gh + 4 + 2 * nbloom, *chain = buckets + nb;
+  for (uint32_t i = buckets[h % nb]; i >= off; i++) {
+    uint32_t h2 = chain[i - off];
+    if ((h | 1) == (h2 | 1) && sym[i].st_shndx && !strcmp(str + sym[i].st_name, name))
+      return (void *)(uintptr_t)(base + sym[i].st_value);
+    if (h2 & 1) break;
+  }
+  return NULL;
+}
+
+static void *resolve(const char *name) { return resolve_in((const void *)&printf, name); }
+
+/* r < 0: the attempt failed, as it must; anything else is an escape */
+static inline void report(const char *what, long r) {
+  if (r < 0) {
+    blocked++;
+    fprintf(stderr, "ESCAPE-BLOCKED %s: %s\n", what, strerror(errno));
+  } else {
+    escaped++;
+    fprintf(stderr, "ESCAPE-SUCCEEDED %s (%ld)\n", what, r);
+  }
+}
+
+/* a decimal number (strtol/atoi: newer glibc headers make them __isoc23_strtol, not allowed) */
+static inline long parse_long(const char *s) {
+  long v = 0;
+  while (*s == ' ' || *s == '\t') s++;
+  for (; *s >= '0' && *s <= '9'; s++) v = v * 10 + (*s - '0');
+  return v;
+}
+
+static long numel(const cl1_tensor *t) {
+  long n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+
+__global__ static void relu_k(const float *x, float *y, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fmaxf(x[i], 0.f);
+}
+
+static int finish(const cl1_call *c) {
+  (void)parse_long, (void)report;   /* not every probe needs them */
+  fflush(stderr);
+  if (!escaped && blocked) return 1;
+  long n = numel(&c->inputs[0]);
+  relu_k<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)c->stream>>>(
+      (const float *)c->inputs[0].data, (float *)c->outputs[0].data, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+/* ---- end of the probe kit ---- */
+
+static volatile sig_atomic_t hit_tid;
+static long hit_victim, hit_victim_errno, hit_mem, hit_mem_errno;
+static char hit_caps[40];
+static long judge;
+
+/* on whichever thread the signal lands */
+static void on_sig(int s) {
+  (void)s;
+  int e = errno;
+  char buf[4096];
+  long fd = sys(SYS_openat, AT_FDCWD, "/proc/thread-self/status", O_RDONLY);
+  long n = fd >= 0 ? sys(SYS_read, fd, buf, (long)sizeof buf - 1) : -1;
+  if (fd >= 0) sys(SYS_close, fd);
+  snprintf(hit_caps, sizeof hit_caps, "?");
+  if (n > 0) {
+    buf[n] = 0;
+    const char *c = strstr(buf, "CapEff:");
+    if (c) snprintf(hit_caps, sizeof hit_caps, "%.24s", c + 8);
+    char *nl = strchr(hit_caps, '\n');
+    if (nl) *nl = 0;
+  }
+  hit_victim = sys(SYS_openat, AT_FDCWD, "/tmp/cudal1-escape-victim", O_RDWR);
+  hit_victim_errno = errno;
+  if (hit_victim >= 0) {
+    sys(SYS_write, hit_victim, "escaped\n", 8L);
+    sys(SYS_close, hit_victim);
+  }
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%ld/mem", judge);
+  hit_mem = sys(SYS_openat, AT_FDCWD, p, O_RDWR);
+  hit_mem_errno = errno;
+  if (hit_mem >= 0) sys(SYS_close, hit_mem);
+  hit_tid = (sig_atomic_t)sys(SYS_gettid);
+  errno = e;
+}
+
+static int wait_hit(void) {
+  for (int i = 0; i < 1000 && !hit_tid; i++) {
+    struct timespec t = {0, 1000000};
+    sys(SYS_nanosleep, &t, NULL);
+  }
+  return hit_tid;
+}
+
+static void report_hit(const char *how) {
+  char w[200];
+  fprintf(stderr, "%s: ran on thread %d, CapEff %s\n", how, (int)hit_tid, hit_caps);
+  snprintf(w, sizeof w, "%s: open(victim, O_RDWR) on thread %d", how, (int)hit_tid);
+  errno = (int)hit_victim_errno;
+  report(w, hit_victim);
+  snprintf(w, sizeof w, "%s: open(/proc/<judge>/mem, O_RDWR) on thread %d", how, (int)hit_tid);
+  errno = (int)hit_mem_errno;
+  report(w, hit_mem);
+}
+
+static void probe(const cl1_call *c) {
+  (void)c;
+  judge = sys(SYS_getppid);
+  long self = sys(SYS_getpid), me = sys(SYS_gettid);
+  int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *) =
+      (int (*)(int, const struct sigaction *, struct sigaction *))resolve("sigaction");
+  if (!sigaction_fn) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sig;
+  sa.sa_flags = SA_RESTART;
+  sigaction_fn(SIGUSR2, &sa, NULL);
+  int ran = 0;
+  long dfd = sys(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY);
+  char dents[4096];
+  long n;
+  while (dfd >= 0 && (n = sys(SYS_getdents64, dfd, dents, sizeof dents)) > 0)
+    for (long off = 0; off < n;) {
+      struct dirent64 *e = (struct dirent64 *)(dents + off);
+      off += e->d_reclen;
+      long tid = parse_long(e->d_name);
+      if (tid <= 0 || tid == me) continue;
+      hit_tid = 0;
+      if (sys(SYS_tgkill, self, tid, SIGUSR2)) continue;
+      if (wait_hit()) {
+        ran++;
+        report_hit("tgkill");
+      }
+    }
+  /* process-directed, with this thread blocking it: the kernel hands it to another thread */
+  unsigned long set = 1UL << (SIGUSR2 - 1), old = 0;
+  sys(SYS_rt_sigprocmask, SIG_BLOCK, &set, &old, 8L);
+  hit_tid = 0;
+  sys(SYS_kill, self, SIGUSR2);
+  if (wait_hit() && hit_tid != me) {
+    ran++;
+    report_hit("kill(getpid())");
+  }
+  sys(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, 8L);
+  if (!ran) {
+    errno = ESRCH;
+    report("no other thread ran the handler", -1);
+  }
+}
+
+CL1_EXPORT int cl1_forward(const cl1_call *c) {
+  static int done;
+  if (!done) {
+    done = 1;
+    sys = (syscall_fn)resolve("syscall");
+    if (!sys) {
+      fprintf(stderr, "resolver failed\n");
+      return 2;
+    }
+    probe(c);
+  }
+  return finish(c);
+}

@@ -1,0 +1,35 @@
+/* sigio_gated.c — the plain form of sigio.c: pipe + fcntl(F_SETOWN, getppid()) + F_SETSIG SIGKILL
+ * + O_ASYNC, then write. Expected: rejected:symbol (pipe): the gate refuses the import before
+ * anything runs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <cudal1/solution.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+static long numel(const cl1_tensor *t) {
+  long n = 1;
+  for (int d = 0; d < t->ndim; d++) n *= t->shape[d];
+  return n;
+}
+
+static int relu(const cl1_call *c) {
+  const float *x = (const float *)c->inputs[0].data;
+  float *y = (float *)c->outputs[0].data;
+  for (long i = 0, n = numel(&c->inputs[0]); i < n; i++) y[i] = x[i] > 0.f ? x[i] : 0.f;
+  return 0;
+}
+
+CL1_EXPORT int cl1_forward(const cl1_call *c) {
+  int p[2];
+  if (pipe(p) == 0 && fcntl(p[0], F_SETOWN, getppid()) == 0) {
+    fcntl(p[0], F_SETSIG, SIGKILL);
+    fcntl(p[0], F_SETFL, O_ASYNC);
+    write(p[1], "x", 1);
+  }
+  return relu(c);
+}
