@@ -1,0 +1,63 @@
+/* judge_int.h — what the judge's two files share (judge.c: workers, verification, verdict;
+ * judge_time.c: the timing protocol): one pass's state and the helpers both use. Private to
+ * src/eval. */
+#ifndef CL1_JUDGE_INT_H
+#define CL1_JUDGE_INT_H
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "eval.h"
+#include "judge_proc.h"
+#include "worker.h"
+#include "../task/task.h"
+
+#define MAX_TIME_SETS (CL1_WORKER_SLOTS - CL1_WORKER_TIME_SLOT)
+/* Input sets rotated while timing unless --time-sets says otherwise. Measured on the H200
+   (5 fresh-process evaluations of one matmul candidate each): 2 sets 0.7% spread of the
+   speedup, 4 sets 8% — more sets at more addresses did not average a per-process bias away. */
+#define DEFAULT_TIME_SETS 2
+#define MAX_SAMPLES 4096
+
+
+/* What one pass over (verify, time) needs and produces. */
+typedef struct {
+  const cl1_eval_opts *o;
+  const cl1_task *task;
+  const cl1_inst *inst;
+  const char *ref_so, *cand_so;
+  bool verify_only_light;   /* re-measurements: one params set, one input set */
+  uint64_t rng_state;
+  cl1_wproc ref, cand;
+  size_t region_bytes, offs[CL1_TASK_MAX_TENSORS];
+  double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
+  double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
+  double cand_host[MAX_SAMPLES], ref_host[MAX_SAMPLES];  /* host time inside the call */
+  double ref_flush[MAX_SAMPLES];  /* the reference's reported flush times */
+  double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */
+  int n_cand, n_ref, n_rt;
+  int thread_growth;
+  bool hold;                /* timed calls start behind the hold (both sides, or neither) */
+} cl1_pass;
+
+/* The next secret seed (splitmix64): the candidate sees each one only when it is used. */
+uint64_t cl1_judge_seed(cl1_pass *p);
+void cl1_judge_add_seed(cJSON *o, const char *k, uint64_t s);
+void cl1_judge_verdict(cl1_eval_result *r, const char *v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void cl1_judge_flag(cl1_eval_result *r, const char *f);
+double cl1_judge_num(const cJSON *o, const char *k, double d);
+/* A worker's failure turned into the verdict (returns 1). */
+int cl1_judge_cand_failure(cl1_pass *p, cl1_eval_result *r, cl1_wstatus st, const char *during);
+int cl1_judge_ref_failure(cl1_pass *p, cl1_eval_result *r, const char *during);
+/* The same request to both workers; 1 with the verdict set when either fails. */
+int cl1_judge_both(cl1_pass *p, cl1_eval_result *r, int type, cJSON *req, double timeout,
+                   const char *during, cJSON **rr, cJSON **cr);
+/* The candidate's outputs in its region cregion against the reference's at ref_base (a secret
+ * 1/keep of the blocks of large outputs); 1 with the verdict set when they differ. */
+int cl1_judge_compare(cl1_pass *p, cl1_eval_result *r, int cregion,
+                      const unsigned char *ref_base, const char *what, int keep);
+/* A candidate call's reply checked (return code, mutated inputs, thread growth). */
+int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const char *what);
+/* The timing protocol (judge_time.c): 0 timed, 1 verdict set. */
+int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r);
+#endif
