@@ -93,12 +93,46 @@ static char esc_state(pid_t pid) {
  * 20 ms: the lowest free disk space seen goes to *min_free (a fill that the temp dir's removal
  * undoes still shows), and a judge stopped for a second (SIGSTOP) or alive past the deadline is
  * killed with its group. Returns the exit status, 128 + signal, -1 at the deadline, -3 stopped. */
+/* The probe as a one-file solution: its `#include "probe_kit.inc"` line replaced by the kit
+ * beside it (the probes share one kit; the evaluator takes a single file). Written under a fresh
+ * temp dir with the probe's own name; the path into out. */
+static void esc_materialize(const char *file, char *out, size_t n) {
+  static char buf[1 << 20], kit[1 << 16];
+  FILE *f = fopen(file, "r");
+  if (!f) fail_msg("%s: cannot read", file);
+  size_t len = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[len] = 0;
+  const char *mark = strstr(buf, "#include \"probe_kit.inc\"");
+  const char *base = strrchr(file, '/');
+  snprintf(out, n, "%s/%s", th_tmpdir(), base ? base + 1 : file);
+  FILE *o = fopen(out, "w");
+  if (!o) fail_msg("%s: cannot write", out);
+  if (!mark) {
+    fputs(buf, o);
+  } else {
+    char kp[600];
+    snprintf(kp, sizeof kp, "%.*sprobe_kit.inc", base ? (int)(base - file + 1) : 0, file);
+    FILE *k = fopen(kp, "r");
+    if (!k) fail_msg("%s: cannot read %s", file, kp);
+    size_t kl = fread(kit, 1, sizeof kit - 1, k);
+    fclose(k);
+    kit[kl] = 0;
+    const char *eol = strchr(mark, '\n');
+    fwrite(buf, 1, (size_t)(mark - buf), o);
+    fputs(kit, o);
+    fputs(eol ? eol + 1 : "", o);
+  }
+  fclose(o);
+}
+
 static int esc_eval(const th_case *c, const char *out_path, struct rusage *ru, double *secs,
                     double *min_free) {
-  char bin[600], timeout[8];
+  char bin[600], timeout[8], solution[600];
+  esc_materialize(c->file, solution, sizeof solution);
   snprintf(bin, sizeof bin, "%s/cudal1", th_build());
   snprintf(timeout, sizeof timeout, "%s", strcmp(c->expect, "timeout") ? "20" : "3");
-  const char *argv[] = {bin, "eval", "--task", c->task, "--solution", c->file, "--device",
+  const char *argv[] = {bin, "eval", "--task", c->task, "--solution", solution, "--device",
                         c->backend, "--shapes", c->shapes, "--json", "--min-trials", "10",
                         "--max-trials", "60", "--time-budget", "0.5", "--timeout", timeout, NULL};
   double t0 = cl1_now_test();
