@@ -93,36 +93,39 @@ static char esc_state(pid_t pid) {
  * 20 ms: the lowest free disk space seen goes to *min_free (a fill that the temp dir's removal
  * undoes still shows), and a judge stopped for a second (SIGSTOP) or alive past the deadline is
  * killed with its group. Returns the exit status, 128 + signal, -1 at the deadline, -3 stopped. */
-/* The probe as a one-file solution: its `#include "probe_kit.inc"` line replaced by the kit
- * beside it (the probes share one kit; the evaluator takes a single file). Written under a fresh
- * temp dir with the probe's own name; the path into out. */
-static void esc_materialize(const char *file, char *out, size_t n) {
-  static char buf[1 << 20], kit[1 << 16];
+/* Copies file into o with each line `#include "NAME"` replaced by NAME's text, NAME taken
+ * relative to dir (the probe's own folder, also for files it pulls in: a CUDA twin that
+ * includes ../host/X.c gets the CUDA folder's probe_kit.inc). */
+static void esc_inline(const char *file, const char *dir, FILE *o, int depth) {
   FILE *f = fopen(file, "r");
   if (!f) fail_msg("%s: cannot read", file);
-  size_t len = fread(buf, 1, sizeof buf - 1, f);
+  if (depth > 3) fail_msg("%s: includes nested too deep", file);
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "#include \"", 10)) {
+      fputs(line, o);
+      continue;
+    }
+    char name[512], path[1200];
+    const char *q = strchr(line + 10, '"');
+    snprintf(name, sizeof name, "%.*s", q ? (int)(q - line - 10) : 0, line + 10);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    esc_inline(path, dir, o, depth + 1);
+  }
   fclose(f);
-  buf[len] = 0;
-  const char *mark = strstr(buf, "#include \"probe_kit.inc\"");
+}
+
+/* The probe as a one-file solution (the evaluator takes a single file): its quoted includes
+ * (the shared probe_kit.inc; a CUDA twin's host probe) inlined, written under a fresh temp dir
+ * with the probe's own name; the path into out. */
+static void esc_materialize(const char *file, char *out, size_t n) {
   const char *base = strrchr(file, '/');
+  char dir[600];
+  snprintf(dir, sizeof dir, "%.*s", base ? (int)(base - file) : 1, base ? file : ".");
   snprintf(out, n, "%s/%s", th_tmpdir(), base ? base + 1 : file);
   FILE *o = fopen(out, "w");
   if (!o) fail_msg("%s: cannot write", out);
-  if (!mark) {
-    fputs(buf, o);
-  } else {
-    char kp[600];
-    snprintf(kp, sizeof kp, "%.*sprobe_kit.inc", base ? (int)(base - file + 1) : 0, file);
-    FILE *k = fopen(kp, "r");
-    if (!k) fail_msg("%s: cannot read %s", file, kp);
-    size_t kl = fread(kit, 1, sizeof kit - 1, k);
-    fclose(k);
-    kit[kl] = 0;
-    const char *eol = strchr(mark, '\n');
-    fwrite(buf, 1, (size_t)(mark - buf), o);
-    fputs(kit, o);
-    fputs(eol ? eol + 1 : "", o);
-  }
+  esc_inline(file, dir, o, 0);
   fclose(o);
 }
 
