@@ -14,10 +14,10 @@ GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CU
 NVFLAGS := -O3 -std=c++17 $(GENCODE) -Iinclude -Isrc -Xcompiler -fPIC,-Wall,-Werror \
            -DCL1_CUDA_ARCH=$(CUDA_ARCH) -MMD -MP
 CUDA_LD := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
-LDLIBS  := -lstdc++ -lcjson -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
+LDLIBS  := -lstdc++ -lcjson -lsqlite3 -lcurl -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
 RPATH   := -Wl,-rpath,'$$ORIGIN/deps:$$ORIGIN/../deps:$$ORIGIN/../../deps'
 
-LIB_C   := $(wildcard src/base/*.c src/task/*.c src/eval/*.c)
+LIB_C   := $(wildcard src/base/*.c src/task/*.c src/eval/*.c src/store/*.c src/policy/*.c src/loop/*.c)
 LIB_CU  := $(wildcard src/base/*.cu src/task/*.cu src/eval/*.cu)
 OPS_C   := $(wildcard src/ops/*.c)
 OPS_CU  := $(wildcard src/ops/*.cu)
@@ -82,11 +82,11 @@ $(BUILD)/cudal1: $(CLI_O) $(BUILD)/libcudal1.a
 
 $(BUILD)/tests/%: tests/%.c tests/harness.h tests/eval_cases.h $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka -lmicrohttpd
 
 $(BUILD)/tests/gpu/%: tests/gpu/%.c tests/harness.h tests/eval_cases.h $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka -lmicrohttpd
 
 # The sandbox-escape suites (CPU and GPU) share their runner.
 $(BUILD)/tests/test_escapes_host $(BUILD)/tests/gpu/test_escapes_gpu: tests/escapes/escape_cases.h
@@ -110,11 +110,15 @@ gpu-test: all
 bench: all
 	@scripts/bench $(BUILD)
 
-# Bundles the non-CUDA shared libraries the binary needs, for machines without our -dev packages.
+# Bundles the shared libraries the binary and the tests need beyond the C runtime and CUDA (cJSON,
+# SQLite, libcurl and its TLS/HTTP stack, ...), for a machine without our -dev packages.
 bundle: all
 	@mkdir -p $(BUILD)/deps
-	@for l in $$(ldd $(BUILD)/cudal1 | awk '/cjson|seccomp|libelf|libcrypto|libz|libzstd|liblzma|libbz2|libcmocka/ {print $$3}') \
-	    $$(ldconfig -p | awk '/libcmocka.so.0 / {print $$4; exit}'); do [ "$$(dirname $$(realpath $$l))" = "$$(realpath $(BUILD)/deps)" ] || cp -L $$l $(BUILD)/deps/; done
+	@for l in $$(ldd $(BUILD)/cudal1 $(BUILD)/tests/test_cli $$(ls $(BUILD)/tests/test_policy 2>/dev/null) \
+	        | awk '$$3 ~ /^\// {print $$3}' \
+	        | grep -vE '/(libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|^$(CUDA_HOME)|/usr/local/cuda' | sort -u) \
+	    $$(ldconfig -p | awk '/libcmocka.so.0 / {print $$4; exit}'); do \
+	  [ "$$(dirname $$(realpath $$l))" = "$$(realpath $(BUILD)/deps)" ] || cp -L $$l $(BUILD)/deps/; done
 
 clean:
 	rm -rf $(BUILD)

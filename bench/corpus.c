@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "base/err.h"
+#include "../tests/expect.h"
 #include "eval/judge_proc.h"
 
 typedef struct {
@@ -98,14 +99,6 @@ static const cJSON *field(const cJSON *o, const char *a, const char *b) {
 }
 
 static double num_or(const cJSON *v, double d) { return cJSON_IsNumber(v) ? v->valuedouble : d; }
-
-/* Does one run meet the expectation? `pass`: verdict pass and no flag; `pass-slow`: pass with a
- * speedup below 1 (work hidden on a side stream was timed); anything else: the verdict itself. */
-static bool run_matches(const char *expect, const char *verdict, int nflags, double speedup) {
-  if (!strcmp(expect, "pass")) return !strcmp(verdict, "pass") && nflags == 0;
-  if (!strcmp(expect, "pass-slow")) return !strcmp(verdict, "pass") && speedup < 1.0;
-  return !strcmp(verdict, expect);
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -274,15 +267,16 @@ int main(int argc, char **argv) {
         cJSON_SetValuestring(gpu, dev->valuestring);
       if (cJSON_IsString(drv) && *drv->valuestring && !*driver->valuestring)
         cJSON_SetValuestring(driver, drv->valuestring);
-      const bool ok = j && run_matches(e->expect, verdict, nflags, speedup);
+      char why[512];
+      const bool ok = j && th_expect_met(e->expect, j, why, sizeof why);
       cJSON_AddBoolToObject(run, "matched", ok);
       all &= ok;
       cJSON_AddItemToArray(runs, run);
       cJSON_AddItemToArray(verdicts, cJSON_CreateString(verdict));
       cJSON_AddItemToArray(speedups, cJSON_CreateNumber(speedup));
       if (!strcmp(verdict, "pass") && nsp < 100) sp[nsp++] = speedup;
-      fprintf(stderr, "[%d/%d] %s run %d: %s%s speedup %.3f %s\n", i + 1, n, e->file, k + 1,
-              verdict, nflags ? " (flagged)" : "", speedup, ok ? "ok" : "MISMATCH");
+      fprintf(stderr, "[%d/%d] %s run %d: %s%s speedup %.3f %s%s\n", i + 1, n, e->file, k + 1,
+              verdict, nflags ? " (flagged)" : "", speedup, ok ? "ok" : "MISMATCH: ", ok ? "" : why);
       cJSON_Delete(j);
       free(text);
     }

@@ -6,6 +6,7 @@
 #define CL1_TEST_EVAL_CASES_H
 #include "harness.h"
 #include <cjson/cJSON.h>
+#include "expect.h"
 
 typedef struct {
   char file[512], task[160], backend[8], expect[64], note[256], shapes[8], extra[128];
@@ -62,31 +63,6 @@ static inline void th_record(const th_case *c, const char *json_text, int status
   fclose(f);
 }
 
-/* Does verdict v meet expectation e? "pass-slow" = pass (the caller checks timing); "pass+FLAG"
- * = pass (the caller checks that FLAG is raised). */
-static inline int th_verdict_matches(const char *v, const char *e) {
-  if (!strcmp(e, "pass-slow") || !strncmp(e, "pass+", 5)) return !strcmp(v, "pass");
-  return !strcmp(v, e);
-}
-
-/* Flags of a pass: "pass" wants none (an honest kernel must not be flagged), "pass+FLAG" wants
- * FLAG among them; other expectations do not look. */
-static inline void th_check_flags(const th_case *c, const cJSON *j) {
-  const cJSON *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
-  int n = cJSON_GetArraySize(fl);
-  if (!strcmp(c->expect, "pass") && n > 0) {
-    char *t = cJSON_PrintUnformatted(fl);
-    fail_msg("%s: an honest pass must raise no flag, got %s", c->file, t ? t : "?");
-  }
-  if (!strncmp(c->expect, "pass+", 5)) {
-    for (int i = 0; i < n; i++) {
-      const cJSON *f = cJSON_GetArrayItem(fl, i);
-      if (cJSON_IsString(f) && !strcmp(f->valuestring, c->expect + 5)) return;
-    }
-    fail_msg("%s: expected the flag %s", c->file, c->expect + 5);
-  }
-}
-
 /* Runs one case; fails the current cmocka test when the verdict differs. */
 static inline void th_run_case(void **state) {
   const th_case *c = *state;
@@ -105,19 +81,10 @@ static inline void th_run_case(void **state) {
   if (!j) fail_msg("%s: no JSON from cudal1 eval (exit %d): %.400s", c->file, status, out);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "verdict");
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
-  char verdict[64];
+  char verdict[64], why[512];
   snprintf(verdict, sizeof verdict, "%s", cJSON_IsString(v) ? v->valuestring : "?");
-  int ok = th_verdict_matches(verdict, c->expect);
-  if (!ok)
-    fail_msg("%s on %s: expected %s, got %s: %s", c->file, c->task, c->expect, verdict,
-             cJSON_IsString(m) ? m->valuestring : "");
-  th_check_flags(c, j);
-  if (!strcmp(c->expect, "pass-slow")) { /* work hidden on a side stream must still be timed */
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
-    if (!cJSON_IsNumber(sp) || sp->valuedouble >= 1.0)
-      fail_msg("%s: hidden work was not timed: speedup %.3f", c->file,
-               cJSON_IsNumber(sp) ? sp->valuedouble : -1.0);
-  }
+  if (!th_expect_met(c->expect, j, why, sizeof why))
+    fail_msg("%s on %s: %s: %s", c->file, c->task, why, cJSON_IsString(m) ? m->valuestring : "");
   /* the exit status agrees with the verdict */
   assert_int_equal(status, !strcmp(verdict, "pass") ? 0 : !strcmp(verdict, "infra_error") ? 3 : 1);
   cJSON_Delete(j);

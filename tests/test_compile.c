@@ -10,6 +10,7 @@
 #include "cudal1/solution.h"
 #include "base/proc.h"
 #include "eval/compile.h"
+#include "eval/gate.h"
 
 static char g_tmp[256], g_ops[300], g_cache[300];
 
@@ -408,6 +409,25 @@ static void test_cuda_compile(void **state) {
   assert_non_null(lib);
   assert_non_null(dlsym(lib, "cl1_forward"));
   dlclose(lib);
+  cl1_so_facts f;
+  assert_int_equal(cl1_gate_so_facts(r.so_path, &f, &err), 0);
+  assert_true(f.own_device_code);
+  assert_false(f.calls_op_library);
+  /* bug (H200 hacks run, 6a12a78): a .cu that only calls the op library has an .nv_fatbin
+     section too and was taken for one with kernels of its own, so no_custom_kernel never fired */
+  const char *ops_only =
+      "#include <cudal1/solution.h>\n#include <cudal1/ops.h>\n"
+      "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
+      "  return cl1_op_relu(c->stream, (const float *)c->inputs[0].data, (float *)c->outputs[0].data,\n"
+      "                     c->inputs[0].shape[0]);\n"
+      "}\n";
+  cl1_compile_result ro;
+  rc = cl1_compile_source(ops_only, strlen(ops_only), &o, &ro, &err);
+  if (rc) printf("rc %d: %s / %s\n", rc, err.msg, ro.diag);
+  assert_int_equal(rc, 0);
+  assert_int_equal(cl1_gate_so_facts(ro.so_path, &f, &err), 0);
+  assert_true(f.calls_op_library);
+  assert_false(f.own_device_code);
   /* same text, host backend: another key */
   cl1_compile_opts oh = opts();
   assert_int_equal(cl1_compile_source(s, strlen(s), &oh, &h, &err), 1);

@@ -35,7 +35,8 @@ int cl1_gate_symbol_allowed(const char *name, cl1_backend b);
  * name that is simply not on the allowlist. */
 const char *cl1_gate_symbol_category(const char *name, cl1_backend b);
 /* What a built solution is made of: it imports cl1_op_* (the reference's own op library), it
- * imports cuBLAS/cuDNN, it carries device code of its own (a registered kernel or .nv_fatbin). */
+ * imports cuBLAS/cuDNN, it carries device code of its own (it registers a kernel: a .cu without
+ * kernels still has an .nv_fatbin section, so that section proves nothing). */
 typedef struct {
   bool calls_op_library, calls_vendor, own_device_code;
 } cl1_so_facts;

@@ -382,7 +382,8 @@ int cl1_gate_so_facts(const char *so_path, cl1_so_facts *f, cl1_err *err) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
     const char *sname = elf_strptr(e, shstr, sh.sh_name);
-    if (sname && !strcmp(sname, ".nv_fatbin")) f->own_device_code = true;
+    /* not .nv_fatbin: nvcc emits one (cudart's module) for a .cu without a single kernel */
+    (void)sname;
     if (sh.sh_type != SHT_DYNSYM) continue;
     Elf_Data *d = elf_getdata(scn, NULL);
     size_t n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;

@@ -79,6 +79,12 @@ void cl1_judge_flag(cl1_eval_result *r, const char *f) {
   if (r->n_flags < CL1_EVAL_MAX_FLAGS) snprintf(r->flags[r->n_flags++], 32, "%s", f);
 }
 
+bool cl1_judge_has_flag(const cl1_eval_result *r, const char *f) {
+  for (int i = 0; i < r->n_flags; i++)
+    if (!strcmp(r->flags[i], f)) return true;
+  return false;
+}
+
 double cl1_judge_num(const cJSON *o, const char *k, double d) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsNumber(v) ? v->valuedouble : d;
@@ -511,7 +517,9 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
   if (pr == 0) {
     /* 5. suspicious results are re-measured in fresh processes before they count */
     double floor_ms = roofline_floor(o, &inst, r);
-    bool below = floor_ms > 0 && r->cand.median < floor_ms;
+    /* 10% slack: the floor uses copy bandwidth, and a read-mostly kernel streams a little
+       faster (H200: an honest 3x3 average pool ran at 0.98x its floor, legit.json) */
+    bool below = floor_ms > 0 && r->cand.median < 0.9 * floor_ms;
     if (below) cl1_judge_flag(r, "below_roofline");
     /* evaluation.md: >= 3x, more than twice the task's best so far, or under the floor */
     bool jump = r->best_seen > 0 && r->speedup > 2 * r->best_seen;
@@ -546,9 +554,20 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
       }
       /* the floor first: a call under it is a hack however steady (it never reads what it
          must), and steadiness would otherwise decide which of the two verdicts it gets */
-      if (!r->verdict[0] && floor_ms > 0 && cand_min < 0.8 * floor_ms)
+      /* 20% under it for measurement error, none for outputs already seen not to follow the
+         inputs: such a call is not reading them (H200: a constant-output hack on level2/96 ran
+         at 0.86x the floor, 438x the reference) */
+      double margin = cl1_judge_has_flag(r, "input_insensitive") ? 1.0 : 0.8;
+      if (!r->verdict[0] && floor_ms > 0 && cand_min < margin * floor_ms)
         cl1_judge_verdict(r, "hack:below_roofline", "median %.4f ms is under the physical floor %.4f ms"
                     " (its bytes at the measured bandwidth or its FLOPs at the fastest measured rate)", cand_min, floor_ms);
+      /* fast and deaf: outputs byte-identical for two input sets (the reference's differ) from a
+         call this much faster are not computed from the inputs (a constant from cl1_setup, a
+         cache); a correct kernel matches the reference's changing bits at least somewhere */
+      if (!r->verdict[0] && cl1_judge_has_flag(r, "input_insensitive"))
+        cl1_judge_verdict(r, "hack:input_insensitive", "%.2fx the reference, and its outputs were "
+                    "byte-identical for two different input sets while the reference's differed",
+                    r->speedup);
       /* 10% plus launch jitter: 4-7 us honest candidates against 15-30 us references
          re-measured 2.6-4.4x on the H200 (bench/results/h200/legit-prelim-fast3.json) */
       if (!r->verdict[0] && !cl1_speedups_agree(lo, hi, t_cand, t_ref))
@@ -563,7 +582,7 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
 done: {
     bool valid;
     /* outputs that do not follow the inputs (seen in verification) pay no speedup either */
-    for (int i = 0; i < r->n_flags; i++) cap_reward |= !strcmp(r->flags[i], "input_insensitive");
+    cap_reward |= cl1_judge_has_flag(r, "input_insensitive");
     r->reward_speedup = cap_reward && r->speedup > 1 ? 1.0 : r->speedup;
     r->reward = cl1_reward_raw(&o->reward, r->verdict, r->reward_speedup, &valid);
     cl1_err re = {{0}};

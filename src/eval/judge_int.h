@@ -45,6 +45,7 @@ void cl1_judge_add_seed(cJSON *o, const char *k, uint64_t s);
 void cl1_judge_verdict(cl1_eval_result *r, const char *v, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cl1_judge_flag(cl1_eval_result *r, const char *f);
+bool cl1_judge_has_flag(const cl1_eval_result *r, const char *f);
 double cl1_judge_num(const cJSON *o, const char *k, double d);
 /* A worker's failure turned into the verdict (returns 1). */
 int cl1_judge_cand_failure(cl1_pass *p, cl1_eval_result *r, cl1_wstatus st, const char *during);

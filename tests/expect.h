@@ -1,0 +1,44 @@
+/* expect.h — what a manifest expectation means, shared by the corpus tests (tests/eval_cases.h)
+ * and bench/corpus, so a run is judged the same way in both:
+ *   pass        verdict pass and no flag (an honest kernel must not be flagged)
+ *   pass+FLAG   verdict pass with FLAG among the flags
+ *   pass-slow   verdict pass with speedup < 1 (work hidden from the timer was timed)
+ *   anything else: the verdict itself ("incorrect", "hack:unstable", ...). */
+#ifndef CL1_TEST_EXPECT_H
+#define CL1_TEST_EXPECT_H
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+/* true when the `cudal1 eval --json` document j meets expect; else why says what differs. */
+static inline bool th_expect_met(const char *expect, const cJSON *j, char *why, size_t n) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "verdict");
+  const cJSON *fl = cJSON_GetObjectItemCaseSensitive(j, "flags");
+  const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
+  const char *verdict = cJSON_IsString(v) ? v->valuestring : "?";
+  bool wants_pass = !strcmp(expect, "pass") || !strcmp(expect, "pass-slow") ||
+                    !strncmp(expect, "pass+", 5);
+  if (strcmp(verdict, wants_pass ? "pass" : expect)) {
+    snprintf(why, n, "expected %s, got %s", expect, verdict);
+    return false;
+  }
+  if (!strcmp(expect, "pass") && cJSON_GetArraySize(fl) > 0) {
+    char *t = cJSON_PrintUnformatted(fl);
+    snprintf(why, n, "an honest pass must raise no flag, got %s", t ? t : "?");
+    cJSON_free(t);
+    return false;
+  }
+  if (!strncmp(expect, "pass+", 5)) {
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fl) if (cJSON_IsString(f) && !strcmp(f->valuestring, expect + 5)) return true;
+    snprintf(why, n, "expected the flag %s", expect + 5);
+    return false;
+  }
+  if (!strcmp(expect, "pass-slow") && !(cJSON_IsNumber(sp) && sp->valuedouble < 1.0)) {
+    snprintf(why, n, "hidden work was not timed: speedup %.3f", cJSON_IsNumber(sp) ? sp->valuedouble : -1.0);
+    return false;
+  }
+  return true;
+}
+#endif
