@@ -80,7 +80,7 @@ $(BUILD)/libcl1peaks.so: $(BUILD)/obj/src/peaks/peaks_cuda.cu.o
 $(BUILD)/cudal1: $(CLI_O) $(BUILD)/libcudal1.a
 	$(CC) -o $@ $(CLI_O) $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/harness.h tests/eval_cases.h $(BUILD)/libcudal1.a
+$(BUILD)/tests/%: tests/%.c tests/harness.h tests/eval_cases.h tests/expect.h tests/fake_llm.h $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS) -lcmocka -lmicrohttpd
 
@@ -97,6 +97,8 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
 
 # test_corpus runs bench/corpus (and, through it, the cudal1 binary) on host manifest lines
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
+# test_optimize and test_report run the cudal1 binary
+$(BUILD)/tests/test_optimize $(BUILD)/tests/test_report: $(BUILD)/cudal1
 
 # CPU tests (CI): cmocka suites, then the PyTorch twin checks; ends with "N passed, N failed".
 test: all

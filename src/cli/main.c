@@ -12,6 +12,9 @@ static const char usage[] =
     "usage: cudal1 <command> [options]\n"
     "\n"
     "commands:\n"
+    "  optimize    the contrastive loop: an LLM writes faster kernels, cudal1 evaluates them\n"
+    "              (store, rounds, exemplars, best solutions per task)\n"
+    "  report      the results table from the store (Markdown, HTML with SVG plots, JSON)\n"
     "  eval        evaluate a candidate solution against its task's reference\n"
     "              (gate, compile, verify, time, speedup, reward, verdict)\n"
     "  task check  validate task.json files\n"
@@ -63,6 +66,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "task")) return cl1_cmd_task(argc - 1, argv + 1);
   if (!strcmp(cmd, "suite")) return cl1_cmd_suite(argc - 1, argv + 1);
   if (!strcmp(cmd, "gpu")) return cl1_cmd_gpu(argc - 1, argv + 1);
+  if (!strcmp(cmd, "optimize")) return cl1_cmd_optimize(argc - 1, argv + 1);
+  if (!strcmp(cmd, "report")) return cl1_cmd_report(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown command '%s' (try cudal1 --help)\n", cmd);
   return 2;
 }

@@ -1,0 +1,509 @@
+/* optimize.c — the contrastive loop's pipeline (optimize.h): task threads (prompt, generate,
+ * parse, store), a compile pool (CUDA: nvcc on the CPU while the device evaluates), and one
+ * evaluation queue (the device is measured by one evaluation at a time). The store is the
+ * source of truth: every completion is written before it is evaluated, so a killed run loses
+ * only what was in flight. The run's options and resume live in optimize_cfg.c. */
+#include "optimize.h"
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "exemplar.h"
+#include "optimize_int.h"
+#include "parse.h"
+#include "prompt.h"
+#include "../eval/compile.h"
+#include "../eval/eval.h"
+#include "../store/store.h"
+#include "../task/task.h"
+
+static volatile sig_atomic_t g_stop;
+
+void cl1_optimize_stop(void) { g_stop = 1; }
+
+/* ---- queues ------------------------------------------------------------------------------- */
+
+static void q_push(cl1_opt_queue *q, cl1_opt_job *j) {
+  j->next = NULL;
+  if (q->tail) q->tail->next = j;
+  else q->head = j;
+  q->tail = j;
+  q->n++;
+}
+
+static cl1_opt_job *q_pop(cl1_opt_queue *q) {
+  cl1_opt_job *j = q->head;
+  if (!j) return NULL;
+  q->head = j->next;
+  if (!q->head) q->tail = NULL;
+  q->n--;
+  return j;
+}
+
+static void job_free(cl1_opt_job *j) {
+  if (!j) return;
+  unlink(j->path);
+  free(j->code);
+  free(j);
+}
+
+static bool stopping(cl1_opt_loop *L) { return g_stop || L->fatal; }
+
+/* First fatal error wins; everyone waiting is woken so the run winds down. Caller holds mu. */
+static void set_fatal(cl1_opt_loop *L, const cl1_err *e) {
+  if (!L->fatal) {
+    L->fatal = 1;
+    L->fatal_err = *e;
+  }
+  pthread_cond_broadcast(&L->cv);
+}
+
+static void progress(cl1_opt_loop *L) {
+  if (!L->o->progress) return;
+  const cl1_optimize_stats *s = L->st;
+  int best_t = -1;
+  for (int t = 0; t < L->o->n_tasks; t++)
+    if (L->best[t] > 0 && (best_t < 0 || L->best[t] > L->best[best_t])) best_t = t;
+  int rounds_done = 0;
+  for (int t = 0; t < L->o->n_tasks; t++) rounds_done += L->rounds_done[t];
+  char best[200] = "none yet";
+  if (best_t >= 0) snprintf(best, sizeof best, "%.2fx (%s)", L->best[best_t], L->o->tasks[best_t]);
+  fprintf(stderr, "%srun %lld | rounds %d/%d | samples %d, evaluated %d, passed %d | queue %d | best %s%s",
+          L->tty ? "\r\033[K" : "", (long long)L->run_id, rounds_done, L->o->n_tasks * L->o->rounds,
+          s->samples, s->evaluated, s->passed, L->compile_q.n + L->eval_q.n, best,
+          L->tty ? "" : "\n");
+  fflush(stderr);
+}
+
+/* ---- evaluation ----------------------------------------------------------------------------- */
+
+static char *flags_json(const cl1_eval_result *r) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < r->n_flags; i++) cJSON_AddItemToArray(a, cJSON_CreateString(r->flags[i]));
+  char *s = cJSON_PrintUnformatted(a);
+  cJSON_Delete(a);
+  return s;
+}
+
+static char *protocol_json(const cl1_optimize_opts *o, const cl1_eval_opts *eo,
+                           const cl1_eval_result *r) {
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddStringToObject(p, "backend", o->device);
+  cJSON_AddNumberToObject(p, "hold_us", r->hold_us);
+  cJSON_AddNumberToObject(p, "min_trials", eo->min_trials);
+  cJSON_AddNumberToObject(p, "max_trials", eo->max_trials);
+  cJSON_AddNumberToObject(p, "time_budget_s", eo->time_budget_s);
+  cJSON_AddNumberToObject(p, "remeasure", eo->remeasure);
+  cJSON_AddNumberToObject(p, "measurements", r->measurements);
+  char *s = cJSON_PrintUnformatted(p);
+  cJSON_Delete(p);
+  return s;
+}
+
+/* Evaluates one job and records it with its sample in one transaction. 0, or -1 with err for a
+ * failure outside the candidate (the run cannot go on). */
+static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speedup, cl1_err *err) {
+  const cl1_optimize_opts *o = L->o;
+  cl1_eval_opts eo;
+  cl1_eval_opts_default(&eo);
+  eo.task = o->tasks[j->task];
+  eo.solution = j->path;
+  eo.backend = L->backend;
+  eo.shapes = cl1_shapes_parse(o->shapes);
+  if (o->min_trials > 0) eo.min_trials = o->min_trials;
+  if (o->max_trials > 0) eo.max_trials = o->max_trials;
+  if (o->time_budget_s > 0) eo.time_budget_s = o->time_budget_s;
+  cl1_eval_result *r = calloc(1, sizeof *r);
+  if (!r) return cl1_err_set(err, "out of memory");
+  int rc = cl1_eval_run(&eo, r, err);
+  if (rc) {
+    cl1_err_wrap(err, "evaluating sample %lld of %s", (long long)j->sample_id, eo.task);
+    free(r);
+    return -1;
+  }
+  if (!strcmp(r->verdict, "infra_error")) {
+    cl1_err_set(err, "evaluating sample %lld of %s: the evaluator failed outside the candidate: %s",
+                (long long)j->sample_id, eo.task, r->message);
+    free(r);
+    return -1;
+  }
+  double t0 = cl1_now();
+  char *fl = flags_json(r), *proto = protocol_json(o, &eo, r), *doc = cl1_eval_json(&eo, r);
+  bool pass = !strcmp(r->verdict, "pass");
+  cl1_store_eval e = {
+      .task_id = eo.task, .device = r->device[0] ? r->device : o->device,
+      .driver = r->driver[0] ? r->driver : NULL, .shapes = o->shapes, .protocol_json = proto,
+      .verdict = r->verdict, .message = r->message, .flags_json = fl, .result_json = doc,
+      .speedup = pass ? r->speedup : 0, .reward_speedup = pass ? r->reward_speedup : 0,
+      .reward = r->reward, .ref_ms = r->ref.median, .cand_ms = r->cand.median,
+      .spread = r->speedup_ci_rel, .wall_s = r->t_total};
+  int64_t sol = 0, ev = 0;
+  int s = cl1_store_sample_record_eval(L->store, j->sample_id, o->device, j->code,
+                                       L->replay ? "replayed" : "generated", &e, &sol, &ev, err);
+  *passed = pass;
+  *speedup = pass ? r->speedup : 0;
+  L->st->eval_s += r->t_total;
+  free(fl);
+  free(proto);
+  free(doc);
+  free(r);
+  L->overhead_eval += cl1_now() - t0;
+  return s ? -1 : 0;
+}
+
+static bool eval_may_exit(cl1_opt_loop *L) {
+  return L->producers_done && L->compile_active == 0 && !L->compile_q.head;
+}
+
+static void *eval_thread(void *arg) {
+  cl1_opt_loop *L = arg;
+  pthread_mutex_lock(&L->mu);
+  for (;;) {
+    while (!L->eval_q.head && !stopping(L) && !eval_may_exit(L)) pthread_cond_wait(&L->cv, &L->mu);
+    if (stopping(L) || (!L->eval_q.head && eval_may_exit(L))) break;
+    cl1_opt_job *j = q_pop(&L->eval_q);
+    pthread_mutex_unlock(&L->mu);
+    cl1_err e = {{0}};
+    bool pass = false;
+    double sp = 0, t0 = cl1_now();
+    int rc = eval_job(L, j, &pass, &sp, &e);
+    double busy = cl1_now() - t0;
+    pthread_mutex_lock(&L->mu);
+    L->st->eval_busy_s += busy;
+    if (rc) {
+      set_fatal(L, &e);
+    } else {
+      L->st->evaluated++;
+      if (pass) L->st->passed++;
+      if (sp > L->best[j->task]) L->best[j->task] = sp;
+    }
+    assert(L->inflight[j->task] > 0);
+    L->inflight[j->task]--;
+    pthread_cond_broadcast(&L->cv);
+    progress(L);
+    job_free(j);
+  }
+  pthread_cond_broadcast(&L->cv);
+  pthread_mutex_unlock(&L->mu);
+  return NULL;
+}
+
+/* CUDA: compile ahead of the evaluation queue; the evaluator then finds the build in the cache.
+ * A compile error is not handled here: the evaluation reports it as the verdict. */
+static void *compile_thread(void *arg) {
+  cl1_opt_loop *L = arg;
+  pthread_mutex_lock(&L->mu);
+  for (;;) {
+    while (!L->compile_q.head && !stopping(L) && !L->producers_done) pthread_cond_wait(&L->cv, &L->mu);
+    if (stopping(L) || !L->compile_q.head) break;
+    cl1_opt_job *j = q_pop(&L->compile_q);
+    L->compile_active++;
+    pthread_mutex_unlock(&L->mu);
+    cl1_compile_opts co = {.backend = L->backend};
+    cl1_compile_result cr;
+    cl1_err e = {{0}};
+    double t0 = cl1_now();
+    (void)cl1_compile_file(j->path, &co, &cr, &e);
+    double dt = cl1_now() - t0;
+    pthread_mutex_lock(&L->mu);
+    L->st->compile_s += dt;
+    L->compile_active--;
+    q_push(&L->eval_q, j);
+    pthread_cond_broadcast(&L->cv);
+  }
+  pthread_cond_broadcast(&L->cv);
+  pthread_mutex_unlock(&L->mu);
+  return NULL;
+}
+
+/* Queues a stored 'generated' sample for evaluation. Caller holds mu. */
+static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *code, cl1_err *err) {
+  cl1_opt_job *j = calloc(1, sizeof *j);
+  if (!j || !(j->code = strdup(code))) {
+    free(j);
+    return cl1_err_set(err, "out of memory");
+  }
+  j->task = task;
+  j->sample_id = sample_id;
+  snprintf(j->path, sizeof j->path, "%s/sample-%lld.%s", L->tmpdir, (long long)sample_id,
+           L->backend == CL1_BACKEND_CUDA ? "cu" : "c");
+  FILE *f = fopen(j->path, "w");
+  if (!f || fputs(code, f) < 0 || fclose(f)) {
+    if (f) fclose(f);
+    cl1_err_set(err, "cannot write %s: %s", j->path, strerror(errno));
+    free(j->code);
+    free(j);
+    return -1;
+  }
+  L->inflight[task]++;
+  q_push(L->backend == CL1_BACKEND_CUDA && L->o->compile_jobs > 0 ? &L->compile_q : &L->eval_q, j);
+  pthread_cond_broadcast(&L->cv);
+  return 0;
+}
+
+/* ---- one task's rounds ---------------------------------------------------------------------- */
+
+static uint64_t fnv1a(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* The prompt of round r: the task's passing solutions so far, k of them picked by bucket. */
+static int build_prompt(cl1_opt_loop *L, int t, int r, char **prompt_text, char **system,
+                        char **user, char **ids_json, cl1_err *err) {
+  const cl1_optimize_opts *o = L->o;
+  cl1_store_success *rows = NULL;
+  int n = 0, rc = -1;
+  if (cl1_store_successes(L->store, o->tasks[t], o->device, o->shapes, &rows, &n, err)) return -1;
+  double *sp = calloc((size_t)n + 1, sizeof *sp);
+  int *pick = calloc((size_t)o->exemplars + 1, sizeof *pick);
+  cl1_exemplar *ex = calloc((size_t)o->exemplars + 1, sizeof *ex);
+  cJSON *ids = cJSON_CreateArray();
+  if (!sp || !pick || !ex || !ids) { cl1_err_set(err, "out of memory"); goto out; }
+  for (int i = 0; i < n; i++) sp[i] = rows[i].speedup;
+  cl1_exemplar_rng rng = {o->seed ^ fnv1a(o->tasks[t]) ^ ((uint64_t)r << 48), 0};
+  int k = cl1_exemplar_pick(sp, n, o->exemplars, o->tau, cl1_exemplar_rng_u01, &rng, pick, err);
+  if (k < 0) goto out;
+  for (int i = 0; i < k; i++) {
+    ex[i] = (cl1_exemplar){rows[pick[i]].source, rows[pick[i]].speedup, rows[pick[i]].solution_id};
+    cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)rows[pick[i]].solution_id));
+  }
+  cl1_prompt_in in = {.task = L->task[t], .device = o->device, .shapes = o->shapes,
+                      .template_path = o->template_path, .gpu = L->gpu[0] ? L->gpu : NULL,
+                      .exemplars = ex, .n_exemplars = k};
+  if (cl1_prompt_build(&in, system, user, err)) goto out;
+  size_t len = strlen(*system) + strlen(*user) + 64;
+  *prompt_text = malloc(len);
+  *ids_json = cJSON_PrintUnformatted(ids);
+  if (!*prompt_text || !*ids_json) { cl1_err_set(err, "out of memory"); goto out; }
+  snprintf(*prompt_text, len, "=== system ===\n%s\n=== user ===\n%s", *system, *user);
+  rc = 0;
+out:
+  cJSON_Delete(ids);
+  free(sp);
+  free(pick);
+  free(ex);
+  cl1_store_successes_free(rows, n);
+  return rc;
+}
+
+/* Stores one completion as a sample (and queues its code). Caller does not hold mu. */
+static int take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, const char *prompt,
+                           const char *ids, const cl1_completion *c, cl1_err *err) {
+  cl1_store_sample s = {.round_id = round_id, .idx = idx, .prompt = prompt,
+                        .exemplar_ids_json = ids, .gen_s = c->latency_s};
+  cl1_parsed p;
+  memset(&p, 0, sizeof p);
+  int64_t id = 0;
+  int rc;
+  if (!c->ok) {
+    s.status = "gen_error";
+    s.error = c->error;
+    rc = cl1_store_sample_add(L->store, &s, &id, err);
+    pthread_mutex_lock(&L->mu);
+    L->st->samples++;
+    L->st->gen_errors++;
+    pthread_mutex_unlock(&L->mu);
+    return rc;
+  }
+  const char *text = c->content ? c->content : "";
+  if (cl1_parse_reply(text, strlen(text), o_lang(L), &p, err)) {
+    cl1_parsed_free(&p);
+    return -1;
+  }
+  s.completion = text;
+  s.reasoning = c->reasoning;
+  s.finish_reason = c->finish_reason;
+  s.analysis = p.analysis;
+  bool ok = p.status == CL1_PARSE_OK;
+  s.status = ok ? "generated" : cl1_parse_status_name(p.status);
+  s.error = ok ? NULL : p.note;
+  s.code = ok ? p.code : NULL;
+  rc = cl1_store_sample_add(L->store, &s, &id, err);
+  pthread_mutex_lock(&L->mu);
+  L->st->samples++;
+  if (!ok) L->st->parse_failures++;
+  if (!rc && ok) rc = enqueue(L, t, id, p.code, err);
+  progress(L);
+  pthread_mutex_unlock(&L->mu);
+  cl1_parsed_free(&p);
+  return rc;
+}
+
+/* Round r of task t: generate what the round still lacks, wait for its evaluations, close it.
+ * 1 when the run is stopping, -1 with err on a failure. */
+static int run_round(cl1_opt_loop *L, int t, int r, cl1_err *err) {
+  const cl1_optimize_opts *o = L->o;
+  char st[16];
+  int64_t rid = 0;
+  if (cl1_store_round_status(L->store, L->run_id, o->tasks[t], r, st, &rid, err)) return -1;
+  if (!strcmp(st, "done")) return 0;
+  if (cl1_store_round_open(L->store, L->run_id, o->tasks[t], r, &rid, err)) return -1;
+  int total = 0, pending = 0;
+  if (cl1_store_samples_count(L->store, rid, &total, &pending, err)) return -1;
+  int need = o->samples - total;
+  if (need > 0 && !stopping(L)) {
+    double t0 = cl1_now();
+    char *prompt = NULL, *sys = NULL, *usr = NULL, *ids = NULL;
+    int rc = build_prompt(L, t, r, &prompt, &sys, &usr, &ids, err);
+    double t_prompt = cl1_now() - t0;
+    cl1_completion *c = rc ? NULL : calloc((size_t)need, sizeof *c);
+    if (!rc && !c) rc = cl1_err_set(err, "out of memory");
+    if (!rc) {
+      t0 = cl1_now();
+      rc = cl1_policy_generate(L->pol, o->tasks[t], sys, usr, need, c, err);
+      double g = cl1_now() - t0;
+      pthread_mutex_lock(&L->mu);
+      L->st->gen_s += g;
+      pthread_mutex_unlock(&L->mu);
+    }
+    t0 = cl1_now();
+    for (int i = 0; !rc && i < need; i++)
+      rc = take_completion(L, t, rid, total + i, prompt, ids, &c[i], err);
+    pthread_mutex_lock(&L->mu);
+    L->overhead_gen += t_prompt + (cl1_now() - t0);
+    pthread_mutex_unlock(&L->mu);
+    for (int i = 0; c && i < need; i++) cl1_completion_clear(&c[i]);
+    free(c);
+    free(prompt);
+    free(sys);
+    free(usr);
+    free(ids);
+    if (rc) return -1;
+  }
+  pthread_mutex_lock(&L->mu);
+  while (L->inflight[t] > 0 && !stopping(L)) pthread_cond_wait(&L->cv, &L->mu);
+  bool stop = stopping(L);
+  pthread_mutex_unlock(&L->mu);
+  if (stop) return 1;
+  int64_t sol = 0;
+  double best = 0;
+  if (cl1_store_best(L->store, o->tasks[t], o->device, o->shapes, L->run_id, &sol, &best, err) ||
+      cl1_store_round_close(L->store, rid, sol ? best : -1, err))
+    return -1;
+  pthread_mutex_lock(&L->mu);
+  L->rounds_done[t]++;
+  progress(L);
+  pthread_mutex_unlock(&L->mu);
+  return 0;
+}
+
+static void *task_thread(void *arg) {
+  cl1_opt_loop *L = arg;
+  for (;;) {
+    pthread_mutex_lock(&L->mu);
+    int t = L->next_task++;
+    pthread_mutex_unlock(&L->mu);
+    if (t >= L->o->n_tasks) break;
+    for (int r = 1; r <= L->o->rounds; r++) {
+      cl1_err e = {{0}};
+      int rc = run_round(L, t, r, &e);
+      if (rc < 0) {
+        pthread_mutex_lock(&L->mu);
+        set_fatal(L, &e);
+        pthread_mutex_unlock(&L->mu);
+      }
+      if (rc) break;
+    }
+  }
+  return NULL;
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+const char *o_lang(const cl1_opt_loop *L) { return L->backend == CL1_BACKEND_CUDA ? "cuda" : "host"; }
+
+/* Puts the resumed run's evaluations that a kill cut off back in the queue. */
+static int requeue_pending(cl1_opt_loop *L, cl1_err *err) {
+  cl1_store_pending *rows = NULL;
+  int n = 0;
+  if (cl1_store_samples_pending(L->store, L->run_id, &rows, &n, err)) return -1;
+  int rc = 0;
+  pthread_mutex_lock(&L->mu);
+  for (int i = 0; i < n && !rc; i++) {
+    int t = cl1_opt_task_index(L->o, rows[i].task_id);
+    if (t < 0) continue; /* a task no longer in the run's list */
+    rc = enqueue(L, t, rows[i].sample_id, rows[i].code, err);
+  }
+  pthread_mutex_unlock(&L->mu);
+  cl1_store_pending_free(rows, n);
+  return rc;
+}
+
+static int run_pipeline(cl1_opt_loop *L, cl1_err *err) {
+  const cl1_optimize_opts *o = L->o;
+  int n_task_threads = o->parallel_tasks < o->n_tasks ? o->parallel_tasks : o->n_tasks;
+  int n_compile = L->backend == CL1_BACKEND_CUDA ? o->compile_jobs : 0;
+  pthread_t ev, tt[64], ct[64];
+  if (n_task_threads > 64) n_task_threads = 64;
+  if (n_compile > 64) n_compile = 64;
+  if (requeue_pending(L, err)) return -1;
+  if (pthread_create(&ev, NULL, eval_thread, L)) return cl1_err_set(err, "cannot start a thread");
+  int nc = 0, nt = 0;
+  while (nc < n_compile && !pthread_create(&ct[nc], NULL, compile_thread, L)) nc++;
+  while (nt < n_task_threads && !pthread_create(&tt[nt], NULL, task_thread, L)) nt++;
+  for (int i = 0; i < nt; i++) pthread_join(tt[i], NULL);
+  pthread_mutex_lock(&L->mu);
+  L->producers_done = true;
+  pthread_cond_broadcast(&L->cv);
+  pthread_mutex_unlock(&L->mu);
+  for (int i = 0; i < nc; i++) pthread_join(ct[i], NULL);
+  pthread_mutex_lock(&L->mu);
+  pthread_cond_broadcast(&L->cv);
+  pthread_mutex_unlock(&L->mu);
+  pthread_join(ev, NULL);
+  /* jobs left when stopping stay 'generated' in the store: --resume evaluates them */
+  cl1_opt_job *j;
+  while ((j = q_pop(&L->compile_q))) job_free(j);
+  while ((j = q_pop(&L->eval_q))) job_free(j);
+  if (nt < n_task_threads || nc < n_compile) return cl1_err_set(err, "cannot start the loop's threads");
+  if (L->fatal) {
+    *err = L->fatal_err;
+    return -1;
+  }
+  return 0;
+}
+
+int cl1_optimize_run(const cl1_optimize_opts *o, int64_t resume_run, cl1_optimize_stats *st,
+                     cl1_err *err) {
+  memset(st, 0, sizeof *st);
+  double t_begin = cl1_now();
+  g_stop = 0;
+  cl1_opt_loop *L = calloc(1, sizeof *L);
+  if (!L) return cl1_err_set(err, "out of memory"), 3;
+  L->o = o;
+  L->st = st;
+  L->tty = isatty(2);
+  pthread_mutex_init(&L->mu, NULL);
+  pthread_cond_init(&L->cv, NULL);
+  int ret = cl1_opt_prepare(L, resume_run, err);
+  if (!ret) {
+    st->run_id = L->run_id;
+    ret = run_pipeline(L, err) ? 3 : 0;
+    st->interrupted = g_stop && !L->fatal;
+    st->overhead_s = L->overhead_gen + L->overhead_eval;
+    st->wall_s = cl1_now() - t_begin;
+    if (L->o->progress) fputs(L->tty ? "\n" : "", stderr);
+    cl1_err e2 = {{0}};
+    const char *status = L->fatal ? "failed" : st->interrupted ? "interrupted" : "done";
+    if (cl1_store_run_set_status(L->store, L->run_id, status, &e2) && !ret) {
+      *err = e2;
+      ret = 3;
+    }
+    if (cl1_opt_write_outputs(L, &e2) && !ret) {
+      *err = e2;
+      ret = 3;
+    }
+  }
+  cl1_opt_cleanup(L);
+  pthread_mutex_destroy(&L->mu);
+  pthread_cond_destroy(&L->cv);
+  free(L);
+  return ret;
+}

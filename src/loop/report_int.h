@@ -1,0 +1,40 @@
+/* report_int.h — what the report's files share (report.c: statistics and text helpers;
+ * report_db.c: reading the store; report_md.c, report_json.c, report_html.c: the renderers): a
+ * growing text buffer with escaping, and number formatting. Private to the report. */
+#ifndef CL1_REPORT_INT_H
+#define CL1_REPORT_INT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "report.h"
+
+/* A growing text buffer; after a failed allocation it stays failed and cl1_rep_take says so. */
+typedef struct {
+  char *p;
+  size_t n, cap;
+  bool oom;
+} cl1_rep_buf;
+
+void cl1_rep_printf(cl1_rep_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cl1_rep_puts(cl1_rep_buf *b, const char *s);
+/* Text for a Markdown table cell: '|' and '\' escaped, '<' '>' '&' as entities, newlines as
+ * spaces. */
+void cl1_rep_md(cl1_rep_buf *b, const char *s);
+/* Text for HTML content or a double-quoted attribute. */
+void cl1_rep_html(cl1_rep_buf *b, const char *s);
+/* Hands the text over (*out, caller frees) or fails naming what was being rendered. */
+int cl1_rep_take(cl1_rep_buf *b, const char *what, char **out, cl1_err *err);
+
+/* "2.50x", or "—" for NAN. */
+const char *cl1_rep_fmt_x(double v, char buf[32]);
+/* "66.7%", or "—" for NAN. */
+const char *cl1_rep_fmt_pct(double v, char buf[32]);
+
+/* Whether any covered run used the replay policy; all_replayed says whether every one did. */
+bool cl1_rep_replayed(const cl1_report *r, bool *all_replayed);
+
+/* The degenerate-task mark (a dagger) used by every renderer. */
+#define CL1_REP_DAGGER "\xe2\x80\xa0"
+/* The em dash printed for an undefined number. */
+#define CL1_REP_DASH "\xe2\x80\x94"
+
+#endif

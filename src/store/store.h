@@ -1,0 +1,164 @@
+/* store.h — the variant store: one SQLite file (WAL) holding tasks, runs, rounds, samples,
+ * solutions and their evaluations (schema v1, /tmp/briefs/schema.md). Every write is one
+ * transaction, so a process killed at any moment leaves the file consistent and loses at most the
+ * samples it had in flight; the optimize loop resumes from what is here. One cl1_store may be
+ * shared by several threads: a mutex inside serialises them on its one connection. */
+#ifndef CL1_STORE_H
+#define CL1_STORE_H
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "../base/err.h"
+
+#define CL1_STORE_SCHEMA_VERSION 1
+
+typedef struct cl1_store cl1_store;
+
+/* Opens (creating if absent) the store at path and brings its schema up to date, one migration
+ * step per transaction. A file that is not SQLite, a SQLite file that is not a store, or a store
+ * written by a newer cudal1 (higher meta.schema_version) is refused with a message naming the
+ * file (and both versions). */
+int cl1_store_open(const char *path, cl1_store **out, cl1_err *err);
+void cl1_store_close(cl1_store *s); /* NULL is fine */
+const char *cl1_store_path(const cl1_store *s);
+
+/* The connection, for read-only report queries. Hold cl1_store_lock() around its use while other
+ * threads may write through the same store (sqlite3_errmsg is per connection). */
+sqlite3 *cl1_store_db(cl1_store *s);
+void cl1_store_lock(cl1_store *s);
+void cl1_store_unlock(cl1_store *s);
+
+/* ---- tasks -------------------------------------------------------------------------------- */
+
+/* Inserts or updates a task (id like "level1/19_ReLU"). */
+int cl1_store_task_put(cl1_store *s, const char *task_id, int level, const char *name,
+                       bool degenerate, cl1_err *err);
+
+/* ---- runs --------------------------------------------------------------------------------- */
+
+typedef struct {
+  int64_t id;
+  char *config, *status, *policy, *model /* NULL if none */, *device, *shapes;
+  char *started_at, *finished_at /* NULL while running */;
+} cl1_store_run;
+
+/* A new run with status 'running'. policy: 'openai' | 'replay' | ...; device: 'cuda' | 'host';
+ * shapes: 'test' | 'small' | 'large'; model may be NULL. */
+int cl1_store_run_create(cl1_store *s, const char *config_json, const char *policy,
+                         const char *model, const char *device, const char *shapes,
+                         int64_t *run_id, cl1_err *err);
+/* Fills *out (owned strings; cl1_store_run_free). A run that is not there is an error. */
+int cl1_store_run_get(cl1_store *s, int64_t run_id, cl1_store_run *out, cl1_err *err);
+void cl1_store_run_free(cl1_store_run *r);
+/* status: 'running' (clears finished_at: a resumed run) | 'done' | 'interrupted' | 'failed'
+ * (these set finished_at). */
+int cl1_store_run_set_status(cl1_store *s, int64_t run_id, const char *status, cl1_err *err);
+/* The newest run's id, 0 when there is none. */
+int cl1_store_run_latest(cl1_store *s, int64_t *run_id, cl1_err *err);
+
+/* ---- rounds ------------------------------------------------------------------------------- */
+
+/* Get-or-create round `round` (1-based) of task_id in run_id; an existing round keeps its status
+ * (resume). */
+int cl1_store_round_open(cl1_store *s, int64_t run_id, const char *task_id, int round,
+                         int64_t *round_id, cl1_err *err);
+/* Marks the round 'done'; best_speedup < 0 (or NaN) stores NULL (no passing solution yet). */
+int cl1_store_round_close(cl1_store *s, int64_t round_id, double best_speedup, cl1_err *err);
+/* status: "open" | "done", or "" with *round_id = 0 when the round is not there. */
+int cl1_store_round_status(cl1_store *s, int64_t run_id, const char *task_id, int round,
+                           char status[16], int64_t *round_id, cl1_err *err);
+
+/* ---- solutions and evaluations -------------------------------------------------------------- */
+
+/* Puts a solution, deduplicated on (task_id, backend, sha256 of source): a source already there
+ * returns its id with *existed = true (its origin, parents and run stay those of the first).
+ * backend: 'cuda' | 'host'; origin: 'generated' | 'replayed' | 'example' | 'import';
+ * run_id 0 stores NULL (imported). */
+int cl1_store_solution_put(cl1_store *s, const char *task_id, const char *backend,
+                           const char *source, const char *origin, const int64_t *parent_ids,
+                           int n_parents, int64_t run_id, int64_t *sol_id, bool *existed,
+                           cl1_err *err);
+/* The solution's source (malloc'd). A solution that is not there is an error. */
+int cl1_store_solution_source(cl1_store *s, int64_t sol_id, char **source, cl1_err *err);
+
+/* One evaluation. Strings: device, shapes, protocol_json and verdict are required; driver,
+ * message, result_json may be NULL; flags_json NULL stores '[]'. A NaN double stores NULL
+ * (speedup is 0, not NaN, for a verdict other than pass). */
+typedef struct {
+  int64_t solution_id;
+  const char *task_id, *device, *driver, *shapes, *protocol_json, *verdict, *message, *flags_json,
+      *result_json;
+  double speedup, reward_speedup, reward, ref_ms, cand_ms, spread, wall_s;
+} cl1_store_eval;
+
+/* Inserts the evaluation; the solution must exist and belong to e->task_id. */
+int cl1_store_eval_put(cl1_store *s, const cl1_store_eval *e, int64_t *eval_id, cl1_err *err);
+
+/* ---- samples ------------------------------------------------------------------------------ */
+
+/* One policy sample of a round; run and task come from the round. Required: round_id, idx
+ * (0-based, unique in the round), prompt, status ('generated' once a completion is stored and
+ * its code awaits evaluation; a parse status like 'no_code' / 'truncated'; 'gen_error').
+ * exemplar_ids_json NULL stores '[]' (a JSON array of solution ids: they become the parents of
+ * the sample's solution). Other strings may be NULL; gen_s NaN stores NULL. */
+typedef struct {
+  int64_t round_id;
+  int idx;
+  const char *prompt, *exemplar_ids_json, *completion, *reasoning, *finish_reason, *status,
+      *error, *analysis, *code;
+  double gen_s;
+} cl1_store_sample;
+
+int cl1_store_sample_add(cl1_store *s, const cl1_store_sample *smp, int64_t *sample_id,
+                         cl1_err *err);
+/* Sets a sample's status and its solution / evaluation ids (0 stores NULL). */
+int cl1_store_sample_finish(cl1_store *s, int64_t sample_id, const char *status,
+                            int64_t solution_id, int64_t eval_id, cl1_err *err);
+
+/* What the loop calls once a 'generated' sample has been evaluated, in ONE transaction: puts
+ * (or finds) the solution of source for the sample's task and run, with the sample's exemplar
+ * ids as parents; inserts the evaluation e (its solution_id is ignored, its task_id may be NULL
+ * or must be the sample's task); marks the sample 'evaluated' with both ids. A sample that is not
+ * 'generated' is an error (it was evaluated already, or has no code). */
+int cl1_store_sample_record_eval(cl1_store *s, int64_t sample_id, const char *backend,
+                                 const char *source, const char *origin, const cl1_store_eval *e,
+                                 int64_t *sol_id, int64_t *eval_id, cl1_err *err);
+
+/* Samples of a round: all, and those still 'generated' (completion stored, not evaluated). */
+int cl1_store_samples_count(cl1_store *s, int64_t round_id, int *n_total, int *n_pending,
+                            cl1_err *err);
+
+typedef struct {
+  int64_t sample_id, round_id;
+  int idx;
+  char *task_id, *code;
+} cl1_store_pending;
+
+/* The run's samples still 'generated' with code (their evaluation was lost to a kill), oldest
+ * first, so a resumed run evaluates them. *rows is malloc'd (NULL when *n = 0). */
+int cl1_store_samples_pending(cl1_store *s, int64_t run_id, cl1_store_pending **rows, int *n,
+                              cl1_err *err);
+void cl1_store_pending_free(cl1_store_pending *rows, int n);
+
+/* ---- queries ------------------------------------------------------------------------------ */
+
+/* The task's best passing evaluation (MAX speedup, earliest on ties) among solutions of backend
+ * evaluated at shapes. run_id != 0 restricts it to that run: solutions it first produced, or
+ * whose evaluation one of its samples recorded (a source it re-discovered). *sol_id = 0 and
+ * *speedup = 0 when there is none (not an error). */
+int cl1_store_best(cl1_store *s, const char *task_id, const char *backend, const char *shapes,
+                   int64_t run_id, int64_t *sol_id, double *speedup, cl1_err *err);
+
+typedef struct {
+  int64_t solution_id;
+  double speedup; /* of its latest passing evaluation at the shapes asked */
+  char *source;
+} cl1_store_success;
+
+/* One row per solution of task/backend with a passing evaluation at shapes, by solution id.
+ * *rows is malloc'd (NULL when *n = 0); cl1_store_successes_free. */
+int cl1_store_successes(cl1_store *s, const char *task_id, const char *backend,
+                        const char *shapes, cl1_store_success **rows, int *n, cl1_err *err);
+void cl1_store_successes_free(cl1_store_success *rows, int n);
+
+#endif

@@ -1,0 +1,262 @@
+/* test_optimize.c — `cudal1 optimize` end to end on the host backend against a scripted
+ * OpenAI-compatible server (fake_llm.h): 2 tasks x 2 rounds where round 2 (which sees round 1's
+ * solution as an exemplar) improves the best solution; broken replies (HTTP 500, 429, a reply
+ * without code) that the run survives; a run killed with SIGKILL mid-way and resumed with nothing
+ * lost (checked in the store); and the CLI's errors for an unreachable server and bad options. */
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include "harness.h"
+#include "fake_llm.h"
+
+#define TASK_RELU "level1/19_ReLU"
+#define TASK_MM "level1/1_Square_matrix_multiplication_"
+
+/* ReLU computed 16 times over: correct, and slower than the reference. */
+static const char relu_slow[] =
+    "## Performance Analysis\nNone yet.\n## Code Implementation\n```c\n"
+    "#include <cudal1/solution.h>\n"
+    "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
+    "  const cl1_tensor *x = &c->inputs[0];\n"
+    "  int64_t n = 1;\n"
+    "  for (int d = 0; d < x->ndim; d++) n *= x->shape[d];\n"
+    "  const float *in = x->data;\n"
+    "  volatile float *out = c->outputs[0].data;\n"
+    "  for (int r = 0; r < 16; r++)\n"
+    "    for (int64_t i = 0; i < n; i++) out[i] = in[i] < 0.f ? 0.f : in[i];\n"
+    "  return 0;\n"
+    "}\n```\n";
+
+static char *file_reply(const char *path) {
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  char *r = malloc(n + 128);
+  sprintf(r, "## Algorithm Design\nA plain loop.\n## Code Implementation\n```c\n%s```\n", buf);
+  return r;
+}
+
+/* Answers by the prompt: round 1 (no exemplars) gets the slow ReLU or the plain matmul, later
+ * rounds the plain ReLU loop (faster than the slow one shown to it). */
+static char *answer(void *ud, const char *body, int choice) {
+  (void)ud;
+  (void)choice;
+  bool first = strstr(body, "this is the first round") != NULL;
+  if (strstr(body, "19_ReLU")) return first ? strdup(relu_slow) : file_reply("tests/legit/host/19_ReLU.c");
+  return file_reply("tests/legit/host/1_Square_matrix_multiplication_.c");
+}
+
+static double q_num(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *st;
+  double v = -1;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_double(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+static sqlite3 *open_db(const char *path) {
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  return db;
+}
+
+static void optimize_cmd(char *cmd, size_t n, const char *url, const char *dir, const char *extra) {
+  snprintf(cmd, n,
+           "env -u CUDAL1_API_KEY -u OPENAI_API_KEY no_proxy=127.0.0.1 %s/cudal1 optimize "
+           "--task " TASK_RELU " " TASK_MM " --backend openai --base-url %s --model fake "
+           "--device host --shapes test --rounds 2 --samples 2 --parallel-tasks 1 --retries 3 "
+           "--db %s/s.db --out %s/out --min-trials 10 --max-trials 30 --time-budget 0.3 "
+           "--no-progress %s",
+           th_build(), url, dir, dir, extra);
+}
+
+static void test_two_tasks_two_rounds(void **state) {
+  (void)state;
+  char *dir = th_tmpdir();
+  fake_llm *f = fake_llm_start();
+  assert_non_null(f);
+  /* the first three requests: a server error (retried), a 429 (retried), then a reply without
+     code for both samples of the first prompt's retry */
+  fake_llm_push_raw(f, 500, "{\"error\":{\"message\":\"boom\"}}", 0);
+  fake_llm_push_raw(f, 429, "{\"error\":{\"message\":\"slow down\"}}", 0);
+  const char *nocode[2] = {"I would use shared memory here.", relu_slow};
+  fake_llm_push_choices(f, nocode, 2);
+  fake_llm_set_default(f, answer, NULL);
+  char cmd[2048], out[1 << 16], db_path[512];
+  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "2>&1");
+  int st = th_run(cmd, out, sizeof out);
+  if (st) fail_msg("optimize exited %d: %s", st, out);
+  assert_non_null(strstr(out, "run 1:"));
+  snprintf(db_path, sizeof db_path, "%s/s.db", dir);
+  sqlite3 *db = open_db(db_path);
+  assert_int_equal((int)q_num(db, "select count(*) from samples"), 8);
+  assert_int_equal((int)q_num(db, "select count(*) from samples where status='no_code'"), 1);
+  assert_int_equal((int)q_num(db, "select count(*) from samples where status='generated'"), 0);
+  assert_int_equal((int)q_num(db, "select count(*) from rounds where status='done'"), 4);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='done'"), 1);
+  /* round 2 of ReLU beat round 1: its best is higher, and the faster solution's parent is the
+     slow one the prompt showed */
+  double r1 = q_num(db, "select best_speedup from rounds where task_id='" TASK_RELU "' and round=1");
+  double r2 = q_num(db, "select best_speedup from rounds where task_id='" TASK_RELU "' and round=2");
+  assert_true(r1 > 0 && r2 > r1 * 1.5);
+  assert_true(q_num(db, "select count(*) from solutions where task_id='" TASK_RELU
+                        "' and parent_ids != '[]'") >= 1);
+  assert_true(q_num(db, "select best_speedup from rounds where task_id='" TASK_MM "' and round=2") > 0);
+  sqlite3_close(db);
+  /* the second prompt of a task showed the first round's solution with its speedup */
+  bool saw_exemplar = false;
+  for (int i = 0; i < fake_llm_request_count(f); i++)
+    saw_exemplar |= strstr(fake_llm_request_body(f, i), "Solution A") != NULL;
+  assert_true(saw_exemplar);
+  /* the best solutions and the summary */
+  char p[600];
+  struct stat sb;
+  snprintf(p, sizeof p, "%s/out/run-1/level1/19_ReLU.c", dir);
+  assert_int_equal(stat(p, &sb), 0);
+  snprintf(p, sizeof p, "%s/out/run-1/summary.json", dir);
+  assert_int_equal(stat(p, &sb), 0);
+  /* the report reads it */
+  snprintf(cmd, sizeof cmd, "%s/cudal1 report --db %s/s.db 2>&1", th_build(), dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, TASK_RELU));
+  fake_llm_stop(f);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* Killed mid-run (SIGKILL) once some samples are evaluated; --resume finishes the run, and every
+ * sample and evaluation stored before the kill is still there, unchanged or carried forward. */
+static void test_kill_and_resume(void **state) {
+  (void)state;
+  char *dir = th_tmpdir();
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, answer, NULL);
+  fake_llm_set_delay(f, 300);
+  char cmd[2048], out[1 << 16], db_path[512];
+  snprintf(db_path, sizeof db_path, "%s/s.db", dir);
+  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "> /dev/null 2>&1");
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  int evaluated = 0;
+  for (int i = 0; i < 1200 && evaluated < 3; i++) {
+    usleep(50000);
+    struct stat sb;
+    if (stat(db_path, &sb)) continue;
+    sqlite3 *db = open_db(db_path);
+    evaluated = (int)q_num(db, "select count(*) from samples where status='evaluated'");
+    sqlite3_close(db);
+  }
+  assert_true(evaluated >= 3);
+  kill(-pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  sqlite3 *db = open_db(db_path);
+  int before = (int)q_num(db, "select count(*) from samples");
+  int evals_before = (int)q_num(db, "select count(*) from evaluations");
+  double ok = q_num(db, "select count(*) from runs where status='running'");
+  sqlite3_close(db);
+  assert_true(before >= 3 && before < 8);
+  assert_int_equal((int)ok, 1);
+  /* save the pre-kill rows to compare */
+  snprintf(cmd, sizeof cmd, "cp %s/s.db %s/before.db && cp %s/s.db-wal %s/before.db-wal 2>/dev/null; true",
+           dir, dir, dir, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd,
+           "env no_proxy=127.0.0.1 %s/cudal1 optimize --db %s/s.db --resume latest --no-progress "
+           "--task " TASK_RELU " 2>&1",
+           th_build(), dir);
+  /* --resume runs the run's own tasks */
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--resume takes the run's own tasks"));
+  snprintf(cmd, sizeof cmd, "env no_proxy=127.0.0.1 %s/cudal1 optimize --db %s/s.db --resume latest --no-progress 2>&1",
+           th_build(), dir);
+  int st = th_run(cmd, out, sizeof out);
+  if (st) fail_msg("resume exited %d: %s", st, out);
+  db = open_db(db_path);
+  assert_int_equal((int)q_num(db, "select count(*) from samples"), 8);
+  assert_int_equal((int)q_num(db, "select count(*) from samples where status='generated'"), 0);
+  assert_int_equal((int)q_num(db, "select count(*) from rounds where status='done'"), 4);
+  assert_int_equal((int)q_num(db, "select count(*) from runs"), 1);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='done'"), 1);
+  assert_true(q_num(db, "select count(*) from evaluations") >= evals_before);
+  /* every pre-kill sample is still there with the same prompt and completion */
+  char sql[1024];
+  snprintf(sql, sizeof sql, "attach '%s/before.db' as b", dir);
+  sqlite3 *rw;
+  assert_int_equal(sqlite3_open(db_path, &rw), SQLITE_OK);
+  assert_int_equal(sqlite3_exec(rw, sql, NULL, NULL, NULL), SQLITE_OK);
+  assert_int_equal((int)q_num(rw, "select count(*) from b.samples o join main.samples n using(id) "
+                                  "where n.prompt = o.prompt and n.completion is o.completion "
+                                  "and (n.status = o.status or o.status = 'generated')"), before);
+  assert_int_equal((int)q_num(rw, "select count(*) from b.evaluations o join main.evaluations n "
+                                  "using(id) where n.verdict = o.verdict"), evals_before);
+  sqlite3_close(rw);
+  sqlite3_close(db);
+  fake_llm_stop(f);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  char cmd[1024], out[8192];
+  char *dir = th_tmpdir();
+  /* a server nobody listens on: every sample is a generation error, the run still completes */
+  snprintf(cmd, sizeof cmd,
+           "env no_proxy=127.0.0.1 %s/cudal1 optimize --task " TASK_RELU " --base-url "
+           "http://127.0.0.1:9/v1 --model m --device host --shapes test --rounds 1 --samples 1 "
+           "--retries 0 --db %s/e.db --out %s/out --no-progress 2>&1",
+           th_build(), dir, dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "1 generation errors"));
+  sqlite3 *db = NULL;
+  char p[600];
+  snprintf(p, sizeof p, "%s/e.db", dir);
+  db = open_db(p);
+  sqlite3_stmt *st;
+  assert_int_equal(sqlite3_prepare_v2(db, "select status, error from samples", -1, &st, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+  assert_string_equal((const char *)sqlite3_column_text(st, 0), "gen_error");
+  assert_non_null(strstr((const char *)sqlite3_column_text(st, 1), "127.0.0.1:9"));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  /* usage errors: one line, exit 2 */
+  const char *bad[] = {
+      "--task " TASK_RELU " --device host",                             /* no --base-url */
+      "--task " TASK_RELU " --backend replay --device host",            /* no --replay */
+      "--task level1/no_such_task --backend replay --replay /dev/null --device host",
+      "--suite level9 --backend replay --replay x",
+      "--task " TASK_RELU " --rounds 0",
+      "--resume 5",                                                     /* no store */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    snprintf(cmd, sizeof cmd, "env -u CUDAL1_BASE_URL %s/cudal1 optimize %s --db %s/none.db "
+             "--no-progress 2>&1", th_build(), bad[i], dir);
+    int rc = th_run(cmd, out, sizeof out);
+    if (rc != 2) fail_msg("'%s' exited %d: %s", bad[i], rc, out);
+    /* one line naming the cause */
+    char *nl = strchr(out, '\n');
+    if (strncmp(out, "cudal1", 6) || !nl || nl[1]) fail_msg("'%s': %s", bad[i], out);
+  }
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_two_tasks_two_rounds),
+      cmocka_unit_test(test_kill_and_resume),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
