@@ -112,6 +112,10 @@ gpu-test: all
 bench: all
 	@scripts/bench $(BUILD)
 
+# The main job on a fresh machine: optimize 3 level-1 tasks from replayed example completions.
+demo: all
+	@scripts/demo $(BUILD)
+
 # Bundles the shared libraries the binary and the tests need beyond the C runtime and CUDA (cJSON,
 # SQLite, libcurl and its TLS/HTTP stack, ...), for a machine without our -dev packages.
 bundle: all

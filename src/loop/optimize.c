@@ -136,7 +136,7 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
   char *fl = flags_json(r), *proto = protocol_json(o, &eo, r), *doc = cl1_eval_json(&eo, r);
   bool pass = !strcmp(r->verdict, "pass");
   cl1_store_eval e = {
-      .task_id = eo.task, .device = r->device[0] ? r->device : o->device,
+      .task_id = eo.task, .device = r->device[0] ? r->device : L->gpu[0] ? L->gpu : "host CPU",
       .driver = r->driver[0] ? r->driver : NULL, .shapes = o->shapes, .protocol_json = proto,
       .verdict = r->verdict, .message = r->message, .flags_json = fl, .result_json = doc,
       .speedup = pass ? r->speedup : 0, .reward_speedup = pass ? r->reward_speedup : 0,

@@ -183,8 +183,10 @@ static int load_tasks(cl1_opt_loop *L, cl1_err *err) {
       return cl1_err_set(err, "task '%s': give its full id '%s'", L->o->tasks[i], L->task[i]->id);
     if (!L->task[i]->has_set[cl1_shapes_parse(L->o->shapes)])
       return cl1_err_set(err, "task %s has no '%s' shape set", L->task[i]->id, L->o->shapes);
+    /* degenerate at the run's shape set (a note may name one set: ReLU is degenerate only at
+       large, where its inputs are all positive) */
     if (cl1_store_task_put(L->store, L->task[i]->id, L->task[i]->level, L->task[i]->name,
-                           L->task[i]->degenerate != NULL, err))
+                           cl1_task_degenerate_at(L->task[i], cl1_shapes_parse(L->o->shapes)), err))
       return -1;
   }
   return 0;
