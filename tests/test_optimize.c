@@ -206,6 +206,60 @@ static void test_kill_and_resume(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* Ctrl-C: the run stops after the evaluation in progress, exits 130, is marked interrupted, and
+ * --resume finishes it. */
+static void test_sigint_and_resume(void **state) {
+  (void)state;
+  char *dir = th_tmpdir();
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, answer, NULL);
+  fake_llm_set_delay(f, 300);
+  char cmd[2048], out[1 << 16], db_path[512];
+  snprintf(db_path, sizeof db_path, "%s/s.db", dir);
+  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "> /dev/null 2>&1");
+  char exec_cmd[2100];
+  snprintf(exec_cmd, sizeof exec_cmd, "exec %s", cmd); /* the shell becomes cudal1 */
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", exec_cmd, (char *)NULL);
+    _exit(127);
+  }
+  int evaluated = 0;
+  for (int i = 0; i < 1200 && evaluated < 1; i++) {
+    usleep(50000);
+    struct stat sb;
+    if (stat(db_path, &sb)) continue;
+    sqlite3 *db = open_db(db_path);
+    evaluated = (int)q_num(db, "select count(*) from samples where status='evaluated'");
+    sqlite3_close(db);
+  }
+  assert_true(evaluated >= 1);
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 130);
+  sqlite3 *db = open_db(db_path);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='interrupted'"), 1);
+  assert_true(q_num(db, "select count(*) from samples") < 8);
+  sqlite3_close(db);
+  snprintf(cmd, sizeof cmd, "env no_proxy=127.0.0.1 %s/cudal1 optimize --db %s/s.db --resume 1 --no-progress 2>&1",
+           th_build(), dir);
+  int rc = th_run(cmd, out, sizeof out);
+  if (rc) fail_msg("resume exited %d: %s", rc, out);
+  db = open_db(db_path);
+  assert_int_equal((int)q_num(db, "select count(*) from samples where status='evaluated'"), 8);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='done'"), 1);
+  sqlite3_close(db);
+  /* a done run cannot be resumed */
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "done already"));
+  fake_llm_stop(f);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void test_errors(void **state) {
   (void)state;
   char cmd[1024], out[8192];
@@ -256,6 +310,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_tasks_two_rounds),
       cmocka_unit_test(test_kill_and_resume),
+      cmocka_unit_test(test_sigint_and_resume),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

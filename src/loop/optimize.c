@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "exemplar.h"
@@ -188,6 +189,7 @@ static void *eval_thread(void *arg) {
     progress(L);
     job_free(j);
   }
+  L->eval_done = true;
   pthread_cond_broadcast(&L->cv);
   pthread_mutex_unlock(&L->mu);
   return NULL;
@@ -412,6 +414,10 @@ static void *task_thread(void *arg) {
       if (rc) break;
     }
   }
+  pthread_mutex_lock(&L->mu);
+  L->task_live--;
+  pthread_cond_broadcast(&L->cv);
+  pthread_mutex_unlock(&L->mu);
   return NULL;
 }
 
@@ -444,24 +450,48 @@ static int run_pipeline(cl1_opt_loop *L, cl1_err *err) {
   if (n_task_threads > 64) n_task_threads = 64;
   if (n_compile > 64) n_compile = 64;
   if (requeue_pending(L, err)) return -1;
-  if (pthread_create(&ev, NULL, eval_thread, L)) return cl1_err_set(err, "cannot start a thread");
+  /* Ctrl-C reaches the main thread only: delivered to the evaluating thread it would cut the
+     judge's waits short (EINTR) and fail an evaluation instead of stopping after it */
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
   int nc = 0, nt = 0;
-  while (nc < n_compile && !pthread_create(&ct[nc], NULL, compile_thread, L)) nc++;
-  while (nt < n_task_threads && !pthread_create(&tt[nt], NULL, task_thread, L)) nt++;
-  for (int i = 0; i < nt; i++) pthread_join(tt[i], NULL);
+  bool ev_ok = !pthread_create(&ev, NULL, eval_thread, L);
+  while (ev_ok && nc < n_compile && !pthread_create(&ct[nc], NULL, compile_thread, L)) nc++;
+  while (ev_ok && nt < n_task_threads && !pthread_create(&tt[nt], NULL, task_thread, L)) nt++;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!ev_ok) return cl1_err_set(err, "cannot start a thread");
+  /* Wait for the task threads; on Ctrl-C wake every waiter, and once the evaluation in progress
+     is recorded do not wait for policy requests still on the wire (up to --timeout): their
+     threads are left behind and the process ends (L->abandoned). */
   pthread_mutex_lock(&L->mu);
+  L->task_live = nt;
+  while (L->task_live > 0 && !(stopping(L) && L->eval_done)) {
+    if (stopping(L)) pthread_cond_broadcast(&L->cv);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 100000000L;
+    if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+    pthread_cond_timedwait(&L->cv, &L->mu, &ts);
+  }
+  L->abandoned = L->task_live > 0;
   L->producers_done = true;
   pthread_cond_broadcast(&L->cv);
   pthread_mutex_unlock(&L->mu);
+  for (int i = 0; i < nt; i++) {
+    if (L->abandoned) pthread_detach(tt[i]);
+    else pthread_join(tt[i], NULL);
+  }
   for (int i = 0; i < nc; i++) pthread_join(ct[i], NULL);
-  pthread_mutex_lock(&L->mu);
-  pthread_cond_broadcast(&L->cv);
-  pthread_mutex_unlock(&L->mu);
   pthread_join(ev, NULL);
   /* jobs left when stopping stay 'generated' in the store: --resume evaluates them */
   cl1_opt_job *j;
+  pthread_mutex_lock(&L->mu);
   while ((j = q_pop(&L->compile_q))) job_free(j);
   while ((j = q_pop(&L->eval_q))) job_free(j);
+  pthread_mutex_unlock(&L->mu);
   if (nt < n_task_threads || nc < n_compile) return cl1_err_set(err, "cannot start the loop's threads");
   if (L->fatal) {
     *err = L->fatal_err;
@@ -502,6 +532,7 @@ int cl1_optimize_run(const cl1_optimize_opts *o, int64_t resume_run, cl1_optimiz
     }
   }
   cl1_opt_cleanup(L);
+  if (L->abandoned) return ret; /* its threads still use L; the process ends next */
   pthread_mutex_destroy(&L->mu);
   pthread_cond_destroy(&L->cv);
   free(L);

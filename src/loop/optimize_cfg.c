@@ -233,6 +233,9 @@ int cl1_opt_prepare(cl1_opt_loop *L, int64_t resume_run, cl1_err *err) {
 
 void cl1_opt_cleanup(cl1_opt_loop *L) {
   if (L->tmpdir[0]) rmdir(L->tmpdir);
+  /* threads left waiting on the policy still hold the store, the policy and the tasks; the
+     process is about to end (Ctrl-C), so they are not freed under them */
+  if (L->abandoned) return;
   for (int i = 0; i < L->o->n_tasks; i++) cl1_task_free(L->task[i]);
   cl1_policy_close(L->pol);
   cl1_store_close(L->store);

@@ -40,8 +40,9 @@ typedef struct {
   int inflight[CL1_OPT_MAX_TASKS];    /* queued or being evaluated, per task */
   int rounds_done[CL1_OPT_MAX_TASKS];
   double best[CL1_OPT_MAX_TASKS];     /* best passing speedup seen in this invocation */
-  int next_task, compile_active;
-  bool producers_done;
+  int next_task, compile_active, task_live;
+  bool producers_done, eval_done;
+  bool abandoned;            /* stopped with task threads still waiting on the policy */
   int fatal;
   cl1_err fatal_err;
   double overhead_gen, overhead_eval; /* loop work around generation and evaluation (s) */
