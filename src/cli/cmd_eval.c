@@ -4,6 +4,8 @@
 #include <string.h>
 #include "cli.h"
 #include "eval/eval.h"
+#include "loop/review.h"
+#include "policy/policy.h"
 #include "task/task.h"
 
 static const char help[] =
@@ -38,6 +40,13 @@ static const char help[] =
     "  --reward-clip K      clip of the normalised reward (default 1.5)\n"
     "  --log-reward         reward = ln(speedup) instead of the speedup\n"
     "  --no-sandbox         debugging only: run the candidate unconfined\n"
+    "  --review             a pass at or above --review-threshold (default 3) goes to a reviewer\n"
+    "                       model with the known ways to fake a speedup; its opinion is printed\n"
+    "                       and kept in the JSON (\"review\"), the verdict stays the measured one\n"
+    "  --review-model NAME  the reviewer (required with --review)\n"
+    "  --review-base-url U  its OpenAI-compatible server (default $CUDAL1_BASE_URL; key from\n"
+    "                       $CUDAL1_API_KEY, else $OPENAI_API_KEY)\n"
+    "  --review-threshold X --review-template FILE (default prompts/review.txt)\n"
     "\n"
     "verdicts: pass, incorrect, crash, timeout, compile_error, rejected:<rule>, hack:<class>,\n"
     "infra_error. Exit status: 0 pass, 1 the candidate failed, 2 usage/input error,\n"
@@ -83,9 +92,57 @@ static void report(const cl1_eval_opts *o, const cl1_eval_result *r) {
     printf("candidate output (tail):\n%s\n", r->cand_log);
 }
 
+typedef struct {
+  bool on;
+  double threshold;
+  const char *model, *base_url, *template_path;
+} review_opts;
+
+/* The reviewer's opinion of a result that wants one (NULL otherwise or when it cannot be asked:
+ * said on stderr, the verdict stands). */
+static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_eval_result *r) {
+  if (!ro->on || !cl1_review_wanted(r, ro->threshold)) return NULL;
+  cl1_err err = {{0}};
+  cl1_policy_opts po;
+  cl1_policy_opts_default(&po);
+  po.kind = "openai";
+  po.base_url = ro->base_url;
+  po.model = ro->model;
+  const char *key = getenv("CUDAL1_API_KEY");
+  if (!key || !*key) key = getenv("OPENAI_API_KEY");
+  po.api_key = key;
+  po.retries = 2;
+  cl1_policy *p = NULL;
+  cl1_task *task = NULL;
+  char dir[4096], *src = NULL;
+  cJSON *out = NULL;
+  FILE *f = fopen(o->solution, "rb");
+  if (f) {
+    src = calloc(1, (size_t)16 << 20);
+    if (src) src[fread(src, 1, ((size_t)16 << 20) - 1, f)] = 0;
+    fclose(f);
+  }
+  cl1_review rv;
+  memset(&rv, 0, sizeof rv);
+  if (!src) cl1_err_set(&err, "cannot read %s", o->solution);
+  else if (!cl1_task_find(cl1_suite_root(), o->task, dir, sizeof dir, &err) &&
+           !cl1_task_load(dir, &task, &err) && !cl1_policy_open(&po, &p, &err) &&
+           !cl1_review_run(p, task, cl1_backend_name(o->backend), cl1_shapes_name(o->shapes), src,
+                           r, ro->template_path, &rv, &err))
+    out = cl1_review_json(&rv, ro->model);
+  if (!out) fprintf(stderr, "cudal1 eval: --review: %s\n", err.msg);
+  else if (!rv.ok) fprintf(stderr, "cudal1 eval: --review: no opinion: %s\n", rv.error);
+  cl1_review_free(&rv);
+  cl1_policy_close(p);
+  cl1_task_free(task);
+  free(src);
+  return out;
+}
+
 int cl1_cmd_eval(int argc, char **argv) {
   cl1_eval_opts o;
   cl1_eval_opts_default(&o);
+  review_opts ro = {.threshold = CL1_REVIEW_DEFAULT_THRESHOLD, .base_url = getenv("CUDAL1_BASE_URL")};
   bool json = false;
   long long v;
   double d;
@@ -111,6 +168,11 @@ int cl1_cmd_eval(int argc, char **argv) {
     } else if (!strcmp(a, "--graph")) o.graph = true;
     else if (!strcmp(a, "--warm-cache")) o.warm_cache = true;
     else if (!strcmp(a, "--json")) json = true;
+    else if (!strcmp(a, "--review")) ro.on = true;
+    else if (!strcmp(a, "--review-model")) { NEED(); ro.model = next; }
+    else if (!strcmp(a, "--review-base-url")) { NEED(); ro.base_url = next; }
+    else if (!strcmp(a, "--review-template")) { NEED(); ro.template_path = next; }
+    else if (!strcmp(a, "--review-threshold")) { NEED(); if (cl1_cli_double(a, next, 0, 1e9, &d)) return 2; ro.threshold = d; }
     else if (!strcmp(a, "--no-sandbox")) o.no_sandbox = true;
     else if (!strcmp(a, "--seed")) { NEED(); if (cl1_cli_int(a, next, 1, (long long)9e18, &v)) return 2; o.seed = (uint64_t)v; }
     else if (!strcmp(a, "--min-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.min_trials = (int)v; }
@@ -139,6 +201,10 @@ int cl1_cmd_eval(int argc, char **argv) {
     fprintf(stderr, "cudal1 eval: --task and --solution are required (see cudal1 eval --help)\n");
     return 2;
   }
+  if (ro.on && (!ro.model || !ro.base_url || !*ro.base_url)) {
+    fprintf(stderr, "cudal1 eval: --review needs --review-model and --review-base-url (or $CUDAL1_BASE_URL)\n");
+    return 2;
+  }
   if (o.max_trials < o.min_trials) o.max_trials = o.min_trials;
   cl1_eval_result *r = calloc(1, sizeof *r);
   if (!r) return 3;
@@ -149,13 +215,26 @@ int cl1_cmd_eval(int argc, char **argv) {
     free(r);
     return rc;
   }
+  cJSON *rev = review(&ro, &o, r);
   if (json) {
     char *s = cl1_eval_json(&o, r);
+    cJSON *doc = rev ? cJSON_Parse(s) : NULL;
+    if (doc) {
+      cJSON_AddItemToObject(doc, "review", rev);
+      rev = NULL;
+      free(s);
+      s = cJSON_Print(doc);
+      cJSON_Delete(doc);
+    }
     puts(s);
     free(s);
   } else {
     report(&o, r);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(rev, "verdict"), *op = cJSON_GetObjectItemCaseSensitive(rev, "opinion");
+    if (cJSON_IsString(v))
+      printf("review    %s (%s, advisory):\n%s\n", v->valuestring, ro.model, cJSON_IsString(op) ? op->valuestring : "");
   }
+  cJSON_Delete(rev);
   int status = !strcmp(r->verdict, "pass") ? 0 : !strcmp(r->verdict, "infra_error") ? 3 : 1;
   if (status == 3 && !json) fprintf(stderr, "cudal1 eval: %s\n", r->message);
   free(r);

@@ -47,6 +47,9 @@ static const char usage[] =
     "  --db PATH             the store (default ./cudal1.db)\n"
     "  --out DIR             best solutions and summary.json (default ./out)\n"
     "  --no-progress         no status line\n"
+    "  --review              passes at or above --review-threshold X (default 3) also go to the\n"
+    "                        policy model as a reviewer of known speedup fakes; its opinion is\n"
+    "                        stored with the evaluation (advisory: the verdict stays)\n"
     "\n"
     "Exit status: 0 done, 130 stopped by Ctrl-C (resume with --resume), 2 usage or input error,\n"
     "3 the run could not go on (store, server setup, no GPU, evaluator failure).\n";
@@ -153,6 +156,7 @@ int cl1_cmd_optimize(int argc, char **argv) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return 0; }
     if (!strcmp(a, "--no-progress")) { o.progress = false; continue; }
+    if (!strcmp(a, "--review")) { o.review = true; continue; }
     if (!strcmp(a, "--task")) {
       if (!val || val[0] == '-') { fprintf(stderr, "cudal1 optimize: --task needs a task id\n"); return 2; }
       while (i + 1 < argc && argv[i + 1][0] != '-') {
@@ -190,6 +194,7 @@ int cl1_cmd_optimize(int argc, char **argv) {
       o.policy.seed = v;
       o.policy.has_seed = 1;
     }
+    else if (!strcmp(a, "--review-threshold")) rc = cl1_cli_double(a, val, 0, 1e9, &d), o.review_threshold = d;
     else if (!strcmp(a, "--tau")) rc = cl1_cli_double(a, val, 1e-6, 1e6, &d), o.tau = d;
     else if (!strcmp(a, "--temperature")) rc = cl1_cli_double(a, val, 0, 10, &d), o.policy.temperature = d;
     else if (!strcmp(a, "--top-p")) rc = cl1_cli_double(a, val, 0, 1, &d), o.policy.top_p = d;

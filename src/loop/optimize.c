@@ -18,6 +18,7 @@
 #include "optimize_int.h"
 #include "parse.h"
 #include "prompt.h"
+#include "review.h"
 #include "../eval/compile.h"
 #include "../eval/eval.h"
 #include "../store/store.h"
@@ -133,8 +134,29 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
     free(r);
     return -1;
   }
+  char *doc = cl1_eval_json(&eo, r);
+  if (o->review && cl1_review_wanted(r, o->review_threshold)) {
+    /* advisory: the reviewer's opinion goes into the stored evaluation, the verdict stays */
+    cl1_review rv;
+    cl1_err re = {{0}};
+    cJSON *d = cJSON_Parse(doc);
+    if (!cl1_review_run(L->pol, L->task[j->task], o->device, o->shapes, j->code, r, NULL, &rv, &re)) {
+      cJSON_AddItemToObject(d, "review", cl1_review_json(&rv, o->policy.model));
+      cl1_review_free(&rv);
+    } else {
+      cJSON *e = cJSON_AddObjectToObject(d, "review");
+      cJSON_AddBoolToObject(e, "ok", 0);
+      cJSON_AddStringToObject(e, "error", re.msg);
+    }
+    char *d2 = d ? cJSON_PrintUnformatted(d) : NULL;
+    cJSON_Delete(d);
+    if (d2) {
+      free(doc);
+      doc = d2;
+    }
+  }
   double t0 = cl1_now();
-  char *fl = flags_json(r), *proto = protocol_json(o, &eo, r), *doc = cl1_eval_json(&eo, r);
+  char *fl = flags_json(r), *proto = protocol_json(o, &eo, r);
   bool pass = !strcmp(r->verdict, "pass");
   cl1_store_eval e = {
       .task_id = eo.task, .device = r->device[0] ? r->device : L->gpu[0] ? L->gpu : "host CPU",

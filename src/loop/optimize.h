@@ -32,6 +32,8 @@ typedef struct {
   int min_trials, max_trials;      /* evaluation protocol (0: the evaluator's defaults) */
   double time_budget_s;
   bool progress;                   /* a status line on stderr */
+  bool review;                     /* passes >= review_threshold go to the policy as reviewer */
+  double review_threshold;
 } cl1_optimize_opts;
 
 typedef struct {

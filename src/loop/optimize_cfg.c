@@ -24,6 +24,7 @@ void cl1_optimize_opts_default(cl1_optimize_opts *o) {
   o->compile_jobs = 4;
   o->seed = 1;
   o->progress = true;
+  o->review_threshold = 3.0;
   cl1_policy_opts_default(&o->policy);
 }
 
@@ -54,6 +55,8 @@ char *cl1_optimize_config_json(const cl1_optimize_opts *o) {
   cJSON_AddNumberToObject(c, "min_trials", o->min_trials);
   cJSON_AddNumberToObject(c, "max_trials", o->max_trials);
   cJSON_AddNumberToObject(c, "time_budget_s", o->time_budget_s);
+  cJSON_AddBoolToObject(c, "review", o->review);
+  cJSON_AddNumberToObject(c, "review_threshold", o->review_threshold);
   const cl1_policy_opts *p = &o->policy;
   cJSON *q = cJSON_AddObjectToObject(c, "policy");
   cJSON_AddStringToObject(q, "kind", p->kind ? p->kind : "");
@@ -116,6 +119,8 @@ int cl1_optimize_config_parse(const char *json, cl1_optimize_opts *o, cl1_err *e
   o->min_trials = (int)num_or(c, "min_trials", 0);
   o->max_trials = (int)num_or(c, "max_trials", 0);
   o->time_budget_s = num_or(c, "time_budget_s", 0);
+  o->review = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "review"));
+  o->review_threshold = num_or(c, "review_threshold", o->review_threshold);
   const cJSON *q = cJSON_GetObjectItemCaseSensitive(c, "policy");
   cl1_policy_opts *p = &o->policy;
   p->kind = str_or(q, "kind", p->kind);
@@ -218,6 +223,8 @@ int cl1_opt_prepare(cl1_opt_loop *L, int64_t resume_run, cl1_err *err) {
   if (check_opts(o, err)) return 2;
   L->backend = strcmp(o->device, "cuda") ? CL1_BACKEND_HOST : CL1_BACKEND_CUDA;
   L->replay = o->policy.kind && !strcmp(o->policy.kind, "replay");
+  if (L->replay && o->review)
+    return cl1_err_set(err, "--review asks the policy model for an opinion: it needs --backend openai"), 2;
   if (L->backend == CL1_BACKEND_CUDA && find_gpu(L->gpu, sizeof L->gpu, err)) return 3;
   if (cl1_policy_open(&o->policy, &L->pol, err)) return 2;
   if (cl1_store_open(o->db_path, &L->store, err)) return 3;
