@@ -100,14 +100,16 @@ static void test_schema_create_reopen(void **state) {
   cl1_store *s;
   assert_int_equal(cl1_store_open(path, &s, &err), 0);
   assert_string_equal(cl1_store_path(s), path);
-  assert_string_equal(q_text(s, "SELECT value FROM meta WHERE key='schema_version'", buf, 64),
-                      "1");
+  snprintf(buf + 32, 32, "%d", CL1_STORE_SCHEMA_VERSION);
+  char want[32];
+  snprintf(want, sizeof want, "%s", buf + 32);
+  assert_string_equal(q_text(s, "SELECT value FROM meta WHERE key='schema_version'", buf, 32), want);
   assert_string_equal(q_text(s, "PRAGMA journal_mode", buf, 64), "wal");
   assert_int_equal(q_int(s, "PRAGMA foreign_keys"), 1);
   assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN"
                             " ('meta','tasks','runs','solutions','evaluations','rounds',"
-                            "  'samples')"),
-                   7);
+                            "  'samples','baselines')"),
+                   8);
   assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE type='index' AND name IN"
                             " ('evaluations_task_verdict','solutions_task','samples_run_task')"),
                    3);
@@ -183,32 +185,35 @@ static void test_migration_steps(void **state) {
   assert_int_equal(cl1_store_open(path, &s, &err), 0);
   assert_int_equal(cl1_store_task_put(s, TASK, 1, "19_ReLU", false, &err), 0);
   int v;
-  /* the v1 step as the test's step 1: the file has it, so only step 2 runs */
-  const cl1_store_step v2[] = {
-      {1, "CREATE TABLE must_not_run(x)"},
-      {2, "CREATE TABLE baselines(task_id TEXT, ms REAL); ALTER TABLE tasks ADD COLUMN note TEXT"},
-  };
-  assert_int_equal(cl1_store_migrate(s, v2, 2, &err), 0);
+  /* the file is at V: the test's steps up to V must not run, step V+1 does */
+  enum { V = CL1_STORE_SCHEMA_VERSION };
+  cl1_store_step steps[V + 2];
+  for (int i = 0; i < V; i++) steps[i] = (cl1_store_step){i + 1, "CREATE TABLE must_not_run(x)"};
+  steps[V] = (cl1_store_step){V + 1, "CREATE TABLE extra(task_id TEXT, ms REAL); "
+                                     "ALTER TABLE tasks ADD COLUMN note TEXT"};
+  assert_int_equal(cl1_store_migrate(s, steps, V + 1, &err), 0);
   assert_int_equal(cl1_store_version(s, &v, &err), 0);
-  assert_int_equal(v, 2);
-  assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE name='baselines'"), 1);
+  assert_int_equal(v, V + 1);
+  assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE name='extra'"), 1);
   assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE name='must_not_run'"), 0);
   assert_int_equal(q_int(s, "SELECT count(*) FROM tasks WHERE note IS NULL"), 1);
-  /* step 3's second statement fails: its first is rolled back and the version stays 2 */
-  const cl1_store_step v3[] = {
-      v2[0], v2[1], {3, "CREATE TABLE half(x); CREATE TABLE baselines(y)"}};
-  assert_int_equal(cl1_store_migrate(s, v3, 3, &err), -1);
-  assert_non_null(strstr(err.msg, "schema version 3"));
-  assert_non_null(strstr(err.msg, "baselines"));
+  /* step V+2's second statement fails: its first is rolled back and the version stays V+1 */
+  steps[V + 1] = (cl1_store_step){V + 2, "CREATE TABLE half(x); CREATE TABLE extra(y)"};
+  assert_int_equal(cl1_store_migrate(s, steps, V + 2, &err), -1);
+  char msg[64];
+  snprintf(msg, sizeof msg, "schema version %d", V + 2);
+  assert_non_null(strstr(err.msg, msg));
+  assert_non_null(strstr(err.msg, "extra"));
   assert_int_equal(cl1_store_version(s, &v, &err), 0);
-  assert_int_equal(v, 2);
+  assert_int_equal(v, V + 1);
   assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE name='half'"), 0);
   /* the store still works after the failed migration */
   assert_int_equal(cl1_store_task_put(s, "level1/1_x", 1, "1_x", false, &err), 0);
   cl1_store_close(s);
-  /* this cudal1 knows only version 1 */
+  /* this cudal1 knows only versions up to V */
   assert_int_equal(cl1_store_open(path, &s, &err), -1);
-  assert_non_null(strstr(err.msg, "schema version 2"));
+  snprintf(msg, sizeof msg, "schema version %d", V + 1);
+  assert_non_null(strstr(err.msg, msg));
   rm_dir(d);
 }
 

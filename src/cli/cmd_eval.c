@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "loop/review.h"
+#include "loop/baselines.h"
+#include "store/store.h"
 #include "policy/policy.h"
 #include "task/task.h"
 
@@ -40,6 +42,10 @@ static const char help[] =
     "  --reward-clip K      clip of the normalised reward (default 1.5)\n"
     "  --log-reward         reward = ln(speedup) instead of the speedup\n"
     "  --no-sandbox         debugging only: run the candidate unconfined\n"
+    "  --baseline NAME      also the speedup against PyTorch baseline NAME (eager, compile,\n"
+    "                       reduce-overhead, graph; repeatable) from the store (--db PATH,\n"
+    "                       default ./cudal1.db; `cudal1 baselines import`), through the\n"
+    "                       reference timed beside it\n"
     "  --review             a pass at or above --review-threshold (default 3) goes to a reviewer\n"
     "                       model with the known ways to fake a speedup; its opinion is printed\n"
     "                       and kept in the JSON (\"review\"), the verdict stays the measured one\n"
@@ -142,6 +148,8 @@ static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_ev
 int cl1_cmd_eval(int argc, char **argv) {
   cl1_eval_opts o;
   cl1_eval_opts_default(&o);
+  const char *baselines[8], *db = "cudal1.db";
+  int n_baselines = 0;
   review_opts ro = {.threshold = CL1_REVIEW_DEFAULT_THRESHOLD, .base_url = getenv("CUDAL1_BASE_URL")};
   bool json = false;
   long long v;
@@ -169,6 +177,12 @@ int cl1_cmd_eval(int argc, char **argv) {
     else if (!strcmp(a, "--warm-cache")) o.warm_cache = true;
     else if (!strcmp(a, "--json")) json = true;
     else if (!strcmp(a, "--review")) ro.on = true;
+    else if (!strcmp(a, "--db")) { NEED(); db = next; }
+    else if (!strcmp(a, "--baseline")) {
+      NEED();
+      if (n_baselines == 8) { fprintf(stderr, "cudal1 eval: at most 8 --baseline\n"); return 2; }
+      baselines[n_baselines++] = next;
+    }
     else if (!strcmp(a, "--review-model")) { NEED(); ro.model = next; }
     else if (!strcmp(a, "--review-base-url")) { NEED(); ro.base_url = next; }
     else if (!strcmp(a, "--review-template")) { NEED(); ro.template_path = next; }
@@ -205,6 +219,16 @@ int cl1_cmd_eval(int argc, char **argv) {
     fprintf(stderr, "cudal1 eval: --review needs --review-model and --review-base-url (or $CUDAL1_BASE_URL)\n");
     return 2;
   }
+  if (n_baselines && o.backend != CL1_BACKEND_CUDA) {
+    fprintf(stderr, "cudal1 eval: --baseline: baselines are PyTorch times on the GPU; use --device cuda\n");
+    return 2;
+  }
+  cl1_store *bs = NULL;
+  cl1_err berr = {{0}};
+  if (n_baselines && cl1_store_open(db, &bs, &berr)) {
+    fprintf(stderr, "cudal1 eval: --baseline: %s\n", berr.msg);
+    return 2;
+  }
   if (o.max_trials < o.min_trials) o.max_trials = o.min_trials;
   cl1_eval_result *r = calloc(1, sizeof *r);
   if (!r) return 3;
@@ -215,13 +239,24 @@ int cl1_cmd_eval(int argc, char **argv) {
     free(r);
     return rc;
   }
-  cJSON *rev = review(&ro, &o, r);
+  cJSON *rev = review(&ro, &o, r), *vs = n_baselines ? cJSON_CreateObject() : NULL;
+  for (int i = 0; i < n_baselines; i++) {
+    double x;
+    char why[400];
+    int b = cl1_baselines_vs(bs, r->task_id, cl1_shapes_name(o.shapes), baselines[i], r->speedup, &x,
+                             why, sizeof why, &berr);
+    cJSON *e = cJSON_AddObjectToObject(vs, baselines[i]);
+    if (b == 0) cJSON_AddNumberToObject(e, "speedup", x);
+    else cJSON_AddStringToObject(e, "note", b < 0 ? berr.msg : why);
+  }
+  cl1_store_close(bs);
   if (json) {
     char *s = cl1_eval_json(&o, r);
-    cJSON *doc = rev ? cJSON_Parse(s) : NULL;
+    cJSON *doc = rev || vs ? cJSON_Parse(s) : NULL;
     if (doc) {
-      cJSON_AddItemToObject(doc, "review", rev);
-      rev = NULL;
+      if (rev) cJSON_AddItemToObject(doc, "review", rev);
+      if (vs) cJSON_AddItemToObject(doc, "baselines", vs);
+      rev = vs = NULL;
       free(s);
       s = cJSON_Print(doc);
       cJSON_Delete(doc);
@@ -230,11 +265,18 @@ int cl1_cmd_eval(int argc, char **argv) {
     free(s);
   } else {
     report(&o, r);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, vs) {
+      const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, "speedup"), *nt = cJSON_GetObjectItemCaseSensitive(e, "note");
+      if (cJSON_IsNumber(x)) printf("vs %-6s %.3fx (through the reference timed beside it)\n", e->string, x->valuedouble);
+      else printf("vs %-6s n/a: %s\n", e->string, nt ? nt->valuestring : "");
+    }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(rev, "verdict"), *op = cJSON_GetObjectItemCaseSensitive(rev, "opinion");
     if (cJSON_IsString(v))
       printf("review    %s (%s, advisory):\n%s\n", v->valuestring, ro.model, cJSON_IsString(op) ? op->valuestring : "");
   }
   cJSON_Delete(rev);
+  cJSON_Delete(vs);
   int status = !strcmp(r->verdict, "pass") ? 0 : !strcmp(r->verdict, "infra_error") ? 3 : 1;
   if (status == 3 && !json) fprintf(stderr, "cudal1 eval: %s\n", r->message);
   free(r);

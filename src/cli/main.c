@@ -14,6 +14,7 @@ static const char usage[] =
     "commands:\n"
     "  optimize    the contrastive loop: an LLM writes faster kernels, cudal1 evaluates them\n"
     "              (store, rounds, exemplars, best solutions per task)\n"
+    "  baselines import   load PyTorch baseline times (tools/baselines.py) into the store\n"
     "  report      the results table from the store (Markdown, HTML with SVG plots, JSON)\n"
     "  eval        evaluate a candidate solution against its task's reference\n"
     "              (gate, compile, verify, time, speedup, reward, verdict)\n"
@@ -68,6 +69,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "gpu")) return cl1_cmd_gpu(argc - 1, argv + 1);
   if (!strcmp(cmd, "optimize")) return cl1_cmd_optimize(argc - 1, argv + 1);
   if (!strcmp(cmd, "report")) return cl1_cmd_report(argc - 1, argv + 1);
+  if (!strcmp(cmd, "baselines")) return cl1_cmd_baselines(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown command '%s' (try cudal1 --help)\n", cmd);
   return 2;
 }

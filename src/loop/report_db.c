@@ -430,7 +430,12 @@ static int baseline_cell(rd *c, sqlite3_stmt *st, const cl1_report_section *s, i
     if (!status || strcmp(status, "ok")) why = status ? status : "no status";
     else if (!(ms > 0)) why = "no time";
   }
-  if (!why && t->correct) {
+  /* through the reference when the baseline file timed it beside the mode (schema v2's ref_ms):
+     two side-by-side ratios instead of absolute times from different runs */
+  double ref_ms = sqlite3_column_count(st) > 3 ? col_or_nan(st, 3) : NAN;
+  if (!why && t->correct && ref_ms > 0 && t->speedup[0] > 0) {
+    t->speedup[col] = t->speedup[0] * ms / ref_ms;
+  } else if (!why && t->correct) {
     t->speedup[col] = cl1_report_vs_baseline(ms, t->cand_ms);
     if (isnan(t->speedup[col])) why = "the best evaluation has no candidate time";
   }
@@ -455,8 +460,13 @@ static int attach_baselines(rd *c, cl1_report_section *s, cl1_err *err) {
   if (rc != SQLITE_ROW) return rc < 0 ? -1 : 0;
   if (baseline_names(c, s, err)) return -1;
   if (s->n_cols == 1) return 0;
-  if (prepare(c, "SELECT median_ms, status, COUNT(*) OVER () FROM baselines WHERE task_id = ?1 "
-              "AND shapes = ?2 AND name = ?3", &st, "the baselines", err))
+  sqlite3_stmt *probe = NULL;
+  bool has_ref = sqlite3_prepare_v2(c->db, "SELECT ref_ms FROM baselines LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+  sqlite3_finalize(probe);
+  if (prepare(c, has_ref ? "SELECT median_ms, status, COUNT(*) OVER (), ref_ms FROM baselines "
+                           "WHERE task_id = ?1 AND shapes = ?2 AND name = ?3"
+                         : "SELECT median_ms, status, COUNT(*) OVER () FROM baselines WHERE "
+                           "task_id = ?1 AND shapes = ?2 AND name = ?3", &st, "the baselines", err))
     return -1;
   for (int i = 0; i < s->n_tasks; i++)
     for (int col = 1; col < s->n_cols; col++)

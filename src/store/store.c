@@ -48,8 +48,17 @@ static const char SCHEMA_V1[] =
     "CREATE INDEX solutions_task ON solutions(task_id);"
     "CREATE INDEX samples_run_task ON samples(run_id, task_id);";
 
+/* v2 (issue 6): PyTorch baselines per task, shape set and mode (eager, compile, ...), imported
+ * from tools/baselines.py's files; ref_ms is the C reference timed beside it in the same run,
+ * so speedups against a baseline are ratios measured side by side. */
+static const char SCHEMA_V2[] =
+    "CREATE TABLE baselines(id INTEGER PRIMARY KEY, task_id TEXT NOT NULL REFERENCES tasks(id),"
+    " shapes TEXT NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL, median_ms REAL,"
+    " ref_ms REAL, ci_rel REAL, torch TEXT, gpu TEXT, source TEXT, imported_at TEXT NOT NULL,"
+    " UNIQUE(task_id, shapes, name));";
+
 /* Step N takes a file from version N - 1 to N; add a step, never edit one that has shipped. */
-static const cl1_store_step STEPS[] = {{1, SCHEMA_V1}};
+static const cl1_store_step STEPS[] = {{1, SCHEMA_V1}, {2, SCHEMA_V2}};
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == CL1_STORE_SCHEMA_VERSION,
                "one migration step per schema version");
 
@@ -568,4 +577,48 @@ int cl1_store_round_status(cl1_store *s, int64_t run_id, const char *task_id, in
   }
   cl1_store_unlock(s);
   return rc;
+}
+
+/* ---- baselines ---------------------------------------------------------------------------- */
+
+int cl1_store_baseline_put(cl1_store *s, const cl1_store_baseline *b, cl1_err *err) {
+  static const char op[] = "put baseline";
+  if (!b->task_id || !b->shapes || !b->name || !b->status)
+    return cl1_store_bad(s, err, op, "task, shapes, name and status are required");
+  if (!strcmp(b->status, "ok") && !(b->median_ms > 0))
+    return cl1_store_bad(s, err, op, "%s %s %s: status ok needs a positive median", b->task_id,
+                         b->shapes, b->name);
+  if (cl1_store_begin(s, op, err)) return -1;
+  int rc = cl1_store_write(s, op, err,
+      "INSERT INTO baselines(task_id, shapes, name, status, median_ms, ref_ms, ci_rel, torch, gpu,"
+      " source, imported_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+      " strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+      " ON CONFLICT(task_id, shapes, name) DO UPDATE SET status = excluded.status,"
+      " median_ms = excluded.median_ms, ref_ms = excluded.ref_ms, ci_rel = excluded.ci_rel,"
+      " torch = excluded.torch, gpu = excluded.gpu, source = excluded.source,"
+      " imported_at = excluded.imported_at",
+      "ttttrrrttt", b->task_id, b->shapes, b->name, b->status, b->median_ms, b->ref_ms, b->ci_rel,
+      b->torch, b->gpu, b->source);
+  return cl1_store_end(s, rc, op, err);
+}
+
+int cl1_store_baseline_get(cl1_store *s, const char *task_id, const char *shapes, const char *name,
+                           cl1_store_baseline_row *out, cl1_err *err) {
+  static const char op[] = "get baseline";
+  memset(out, 0, sizeof *out);
+  sqlite3_stmt *st;
+  if (cl1_store_query(s, &st, op, err, "SELECT status, median_ms, ref_ms, gpu FROM baselines"
+                      " WHERE task_id = ?1 AND shapes = ?2 AND name = ?3", "ttt", task_id, shapes, name))
+    return -1;
+  int r = cl1_store_row(s, st, op, err);
+  if (r == 1) {
+    out->found = true;
+    snprintf(out->status, sizeof out->status, "%s", (const char *)sqlite3_column_text(st, 0));
+    out->median_ms = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
+    out->ref_ms = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+    const unsigned char *g = sqlite3_column_text(st, 3);
+    snprintf(out->gpu, sizeof out->gpu, "%s", g ? (const char *)g : "");
+  }
+  sqlite3_finalize(st);
+  return r < 0 ? -1 : 0;
 }

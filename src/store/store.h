@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "../base/err.h"
 
-#define CL1_STORE_SCHEMA_VERSION 1
+#define CL1_STORE_SCHEMA_VERSION 2
 
 typedef struct cl1_store cl1_store;
 
@@ -160,5 +160,25 @@ typedef struct {
 int cl1_store_successes(cl1_store *s, const char *task_id, const char *backend,
                         const char *shapes, cl1_store_success **rows, int *n, cl1_err *err);
 void cl1_store_successes_free(cl1_store_success *rows, int n);
+
+/* ---- baselines (schema v2) ------------------------------------------------------------------ */
+
+/* One baseline time: status "ok" (median_ms > 0) or why the mode failed; ref_ms the C reference
+ * timed beside it (NaN: not measured). Upserted on (task_id, shapes, name); the task must be in
+ * the tasks table. */
+typedef struct {
+  const char *task_id, *shapes, *name, *status, *torch, *gpu, *source;
+  double median_ms, ref_ms, ci_rel;
+} cl1_store_baseline;
+int cl1_store_baseline_put(cl1_store *s, const cl1_store_baseline *b, cl1_err *err);
+
+typedef struct {
+  bool found;
+  char status[256];
+  double median_ms, ref_ms;
+  char gpu[128];
+} cl1_store_baseline_row;
+int cl1_store_baseline_get(cl1_store *s, const char *task_id, const char *shapes, const char *name,
+                           cl1_store_baseline_row *out, cl1_err *err);
 
 #endif

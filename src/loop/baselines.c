@@ -1,0 +1,137 @@
+/* baselines.c — importing tools/baselines.py's files into the store and speedups against them
+ * (baselines.h). The whole file is checked before anything is written. */
+#include "baselines.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "../task/task.h"
+
+static char *slurp(const char *path, cl1_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return cl1_err_set(err, "cannot read %s", path), NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n >= 0 && n < (256L << 20) ? malloc((size_t)n + 1) : NULL;
+  if (!buf) {
+    fclose(f);
+    return cl1_err_set(err, "%s: not a baseline file (size %ld)", path, n), NULL;
+  }
+  size_t k = fread(buf, 1, (size_t)n, f);
+  buf[k] = 0;
+  fclose(f);
+  return buf;
+}
+
+static const char *str_field(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* One mode of one task: status text, and for "ok" a positive median. */
+static int check_mode(const char *path, int i, const cJSON *m, cl1_err *err) {
+  if (!cJSON_IsObject(m))
+    return cl1_err_set(err, "%s: results[%d].modes.%s: expected an object", path, i, m->string);
+  const char *st = str_field(m, "status");
+  if (!st || !*st)
+    return cl1_err_set(err, "%s: results[%d].modes.%s.status: expected \"ok\" or the reason it "
+                            "failed", path, i, m->string);
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(m, "median_ms");
+  if (!strcmp(st, "ok") && !(cJSON_IsNumber(ms) && ms->valuedouble > 0 && isfinite(ms->valuedouble)))
+    return cl1_err_set(err, "%s: results[%d].modes.%s.median_ms: expected a positive number", path,
+                       i, m->string);
+  return 0;
+}
+
+/* The document's shape: tool, shapes, results[] of {task, ref_ms?, modes{name: {...}}}. */
+static int check_doc(const char *path, const cJSON *d, cl1_err *err) {
+  if (!cJSON_IsObject(d)) return cl1_err_set(err, "%s: not a JSON object", path);
+  const char *sh = str_field(d, "shapes");
+  if (!sh || (strcmp(sh, "small") && strcmp(sh, "large") && strcmp(sh, "test")))
+    return cl1_err_set(err, "%s: shapes: expected \"small\", \"large\" or \"test\"", path);
+  const cJSON *res = cJSON_GetObjectItemCaseSensitive(d, "results"), *r;
+  if (!cJSON_IsArray(res)) return cl1_err_set(err, "%s: results: expected an array", path);
+  int i = 0;
+  cJSON_ArrayForEach(r, res) {
+    const char *t = str_field(r, "task");
+    if (!t) return cl1_err_set(err, "%s: results[%d].task: expected a task id", path, i);
+    char dir[4096];
+    cl1_err e2 = {{0}};
+    if (cl1_task_find(cl1_suite_root(), t, dir, sizeof dir, &e2))
+      return cl1_err_set(err, "%s: results[%d].task: %s", path, i, e2.msg);
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms");
+    if (ref && !cJSON_IsNull(ref) && !(cJSON_IsNumber(ref) && ref->valuedouble > 0))
+      return cl1_err_set(err, "%s: results[%d].ref_ms: expected a positive number or null", path, i);
+    const cJSON *modes = cJSON_GetObjectItemCaseSensitive(r, "modes"), *m;
+    if (!cJSON_IsObject(modes))
+      return cl1_err_set(err, "%s: results[%d].modes: expected an object of modes", path, i);
+    cJSON_ArrayForEach(m, modes) if (check_mode(path, i, m, err)) return -1;
+    i++;
+  }
+  return 0;
+}
+
+static int put_task(cl1_store *s, const char *id, const char *shapes, char *full, size_t n,
+                    cl1_err *err) {
+  char dir[4096];
+  cl1_task *t = NULL;
+  if (cl1_task_find(cl1_suite_root(), id, dir, sizeof dir, err) || cl1_task_load(dir, &t, err))
+    return -1;
+  snprintf(full, n, "%s", t->id);
+  int rc = cl1_store_task_put(s, t->id, t->level, t->name,
+                              cl1_task_degenerate_at(t, cl1_shapes_parse(shapes)), err);
+  cl1_task_free(t);
+  return rc;
+}
+
+int cl1_baselines_import(cl1_store *s, const char *path, int *n_ok, int *n_failed, cl1_err *err) {
+  *n_ok = *n_failed = 0;
+  char *text = slurp(path, err);
+  if (!text) return -1;
+  cJSON *d = cJSON_Parse(text);
+  free(text);
+  if (!d) return cl1_err_set(err, "%s: not JSON", path);
+  int rc = check_doc(path, d, err);
+  const char *shapes = str_field(d, "shapes"), *torch = str_field(d, "torch"),
+             *gpu = str_field(d, "gpu"), *tool = str_field(d, "tool");
+  const cJSON *r, *results = rc ? NULL : cJSON_GetObjectItemCaseSensitive(d, "results");
+  cJSON_ArrayForEach(r, results) {
+    char id[256];
+    if ((rc = put_task(s, str_field(r, "task"), shapes, id, sizeof id, err))) break;
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms"), *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(r, "modes")) {
+      const cJSON *ms = cJSON_GetObjectItemCaseSensitive(m, "median_ms"),
+                  *ci = cJSON_GetObjectItemCaseSensitive(m, "ci_rel");
+      cl1_store_baseline b = {
+          .task_id = id, .shapes = shapes, .name = m->string, .status = str_field(m, "status"),
+          .torch = torch, .gpu = gpu, .source = tool ? tool : path,
+          .median_ms = cJSON_IsNumber(ms) ? ms->valuedouble : NAN,
+          .ref_ms = cJSON_IsNumber(ref) ? ref->valuedouble : NAN,
+          .ci_rel = cJSON_IsNumber(ci) ? ci->valuedouble : NAN};
+      if ((rc = cl1_store_baseline_put(s, &b, err))) break;
+      if (!strcmp(b.status, "ok")) (*n_ok)++;
+      else (*n_failed)++;
+    }
+    if (rc) break;
+  }
+  cJSON_Delete(d);
+  return rc ? -1 : 0;
+}
+
+int cl1_baselines_vs(cl1_store *s, const char *task_id, const char *shapes, const char *name,
+                     double speedup_vs_ref, double *out, char *why, size_t why_n, cl1_err *err) {
+  cl1_store_baseline_row b;
+  *out = NAN;
+  if (cl1_store_baseline_get(s, task_id, shapes, name, &b, err)) return -1;
+  if (!b.found) snprintf(why, why_n, "baseline '%s' not measured for %s at %s", name, task_id, shapes);
+  else if (strcmp(b.status, "ok")) snprintf(why, why_n, "baseline '%s' failed: %s", name, b.status);
+  else if (!(b.ref_ms > 0)) snprintf(why, why_n, "baseline '%s' has no reference time beside it", name);
+  else if (!(speedup_vs_ref > 0)) snprintf(why, why_n, "no speedup over the reference");
+  else {
+    *out = speedup_vs_ref * b.median_ms / b.ref_ms;
+    return 0;
+  }
+  return 1;
+}

@@ -1,0 +1,127 @@
+/* test_baselines.c — `cudal1 baselines import` (issue 6): a fixture file imports into the store
+ * (idempotently), speedups against a baseline go through the reference timed beside it, failed
+ * modes say why, `cudal1 report` shows the baseline columns, and every schema error names the
+ * file and the field and imports nothing. */
+#include <math.h>
+#include <sqlite3.h>
+#include "harness.h"
+#include "loop/baselines.h"
+#include "store/store.h"
+
+#define FIXTURE "tests/baselines/fixture-small.json"
+
+static int count(const char *db, const char *sql) {
+  sqlite3 *h;
+  sqlite3_stmt *st;
+  int n = -1;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return n;
+}
+
+static void test_import_and_vs(void **state) {
+  (void)state;
+  char *dir = th_tmpdir(), db[300];
+  snprintf(db, sizeof db, "%s/b.db", dir);
+  cl1_err err = {{0}};
+  cl1_store *s;
+  assert_int_equal(cl1_store_open(db, &s, &err), 0);
+  int ok, failed;
+  assert_int_equal(cl1_baselines_import(s, FIXTURE, &ok, &failed, &err), 0);
+  assert_int_equal(ok, 4);
+  assert_int_equal(failed, 2);
+  assert_int_equal(cl1_baselines_import(s, FIXTURE, &ok, &failed, &err), 0); /* upsert */
+  double x;
+  char why[400];
+  /* 2x the reference; eager took 1.5x the reference's time beside it: 3x eager */
+  assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "small", "eager", 2.0, &x, why, sizeof why, &err), 0);
+  assert_true(fabs(x - 3.0) < 1e-9);
+  assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "small", "graph", 2.0, &x, why, sizeof why, &err), 0);
+  assert_true(fabs(x - 1.0) < 1e-9);
+  assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "small", "reduce-overhead", 2.0, &x, why, sizeof why, &err), 1);
+  assert_non_null(strstr(why, "compile_error"));
+  assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "large", "eager", 2.0, &x, why, sizeof why, &err), 1);
+  assert_non_null(strstr(why, "not measured"));
+  cl1_store_close(s);
+  assert_int_equal(count(db, "SELECT count(*) FROM baselines"), 6);
+  assert_int_equal(count(db, "SELECT count(*) FROM baselines WHERE status = 'ok'"), 4);
+  /* the report: a pass at 2x the reference on the GPU gets the baseline columns */
+  assert_int_equal(cl1_store_open(db, &s, &err), 0);
+  int64_t sol, ev;
+  bool existed;
+  assert_int_equal(cl1_store_solution_put(s, "level1/19_ReLU", "cuda", "// x\n", "import", NULL, 0, 0,
+                                          &sol, &existed, &err), 0);
+  cl1_store_eval e = {.solution_id = sol, .task_id = "level1/19_ReLU", .device = "NVIDIA H200",
+                      .shapes = "small", .protocol_json = "{}", .verdict = "pass", .speedup = 2.0,
+                      .reward_speedup = 2.0, .reward = 2.0, .ref_ms = 0.02, .cand_ms = 0.01,
+                      .spread = 0.01, .wall_s = 1};
+  assert_int_equal(cl1_store_eval_put(s, &e, &ev, &err), 0);
+  cl1_store_close(s);
+  char cmd[600], out[1 << 16];
+  snprintf(cmd, sizeof cmd, "%s/cudal1 report --db %s 2>&1", th_build(), db);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "eager"));
+  assert_non_null(strstr(out, "3.00x"));
+  char *dup = strdup(dir);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dup);
+  assert_int_equal(system(cmd), 0);
+  free(dup);
+}
+
+/* Each broken file: one message naming the file and the field; nothing imported. */
+static void test_schema_errors(void **state) {
+  (void)state;
+  char *dir = th_tmpdir(), db[300], f[300], cmd[900], out[4096];
+  snprintf(db, sizeof db, "%s/b.db", dir);
+  snprintf(f, sizeof f, "%s/bad.json", dir);
+  struct { const char *text, *want; } cases[] = {
+      {"not json", "not JSON"},
+      {"{\"results\": []}", "shapes"},
+      {"{\"shapes\": \"small\"}", "results: expected an array"},
+      {"{\"shapes\": \"small\", \"results\": [{\"modes\": {}}]}", "results[0].task"},
+      {"{\"shapes\": \"small\", \"results\": [{\"task\": \"level1/no_such\", \"modes\": {}}]}", "results[0].task"},
+      {"{\"shapes\": \"small\", \"results\": [{\"task\": \"level1/19_ReLU\"}]}", "results[0].modes"},
+      {"{\"shapes\": \"small\", \"results\": [{\"task\": \"level1/19_ReLU\", \"modes\": {\"eager\": {\"status\": \"ok\"}}}]}",
+       "results[0].modes.eager.median_ms"},
+      {"{\"shapes\": \"small\", \"results\": [{\"task\": \"level1/19_ReLU\", \"modes\": {\"eager\": {\"median_ms\": 1}}}]}",
+       "results[0].modes.eager.status"},
+      {"{\"shapes\": \"small\", \"results\": [{\"task\": \"level1/19_ReLU\", \"ref_ms\": -1, \"modes\": {}}]}",
+       "results[0].ref_ms"},
+      {"{\"shapes\": \"small\", \"results\": [{\"task\": \"level1/19_ReLU\", \"modes\": {\"eager\": {\"status\": \"ok\", "
+       "\"median_ms\": 0.1}}}, {\"task\": \"level1/19_ReLU\", \"modes\": {\"graph\": {\"status\": \"ok\", \"median_ms\": -2}}}]}",
+       "results[1].modes.graph.median_ms"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    assert_int_equal(th_write(f, cases[i].text), 0);
+    snprintf(cmd, sizeof cmd, "%s/cudal1 baselines import %s --db %s 2>&1", th_build(), f, db);
+    int rc = th_run(cmd, out, sizeof out);
+    if (rc != 2 || !strstr(out, cases[i].want) || !strstr(out, f))
+      fail_msg("case %zu: exit %d: %s (wanted '%s')", i, rc, out, cases[i].want);
+    assert_int_equal(count(db, "SELECT count(*) FROM baselines"), 0);
+  }
+  /* the CLI: a good file, a missing file, and --baseline on the host */
+  snprintf(cmd, sizeof cmd, "%s/cudal1 baselines import " FIXTURE " --db %s 2>&1", th_build(), db);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "4 baseline times, 2 failed modes"));
+  snprintf(cmd, sizeof cmd, "%s/cudal1 baselines import %s/none.json --db %s 2>&1", th_build(), dir, db);
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "none.json"));
+  snprintf(cmd, sizeof cmd, "%s/cudal1 eval --task level1/19_ReLU --solution tests/legit/host/19_ReLU.c "
+           "--device host --shapes test --baseline eager --db %s 2>&1", th_build(), db);
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--device cuda"));
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_import_and_vs),
+      cmocka_unit_test(test_schema_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
