@@ -40,8 +40,9 @@ static void test_import_and_vs(void **state) {
   /* 2x the reference; eager took 1.5x the reference's time beside it: 3x eager */
   assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "small", "eager", 2.0, &x, why, sizeof why, &err), 0);
   assert_true(fabs(x - 3.0) < 1e-9);
+  /* graph has its own reference time beside it (0.025 ms): 2 * 0.010 / 0.025 */
   assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "small", "graph", 2.0, &x, why, sizeof why, &err), 0);
-  assert_true(fabs(x - 1.0) < 1e-9);
+  assert_true(fabs(x - 0.8) < 1e-9);
   assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "small", "reduce-overhead", 2.0, &x, why, sizeof why, &err), 1);
   assert_non_null(strstr(why, "compile_error"));
   assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "large", "eager", 2.0, &x, why, sizeof why, &err), 1);

@@ -346,6 +346,37 @@ def lines_of(p, timeout_s):
             yield line.decode(errors="replace")
 
 
+def drive(cmd, tasks, task_timeout, on_row, on_fail, rows):
+    """Runs `cmd --task T...` as a child that prints one JSON row per task, restarting it after
+    a crash, a sticky CUDA error (exit 17) or a task that hangs past task_timeout: the task it
+    died in gets on_fail(task, why)'s row and the rest go on. Fills rows ({task: row})."""
+    todo, barren = list(tasks), 0
+    while todo and barren < 3:  # three starts in a row without a row: the tool itself is broken
+        p = subprocess.Popen(cmd + [a for t in todo for a in ("--task", t)], stdout=subprocess.PIPE)
+        hung = False
+        for line in lines_of(p, task_timeout):
+            if line is None:  # no row within the limit: the current task hangs
+                hung = True
+                p.kill()
+                break
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            rows[r["task"]] = r
+            on_row(r)
+        p.wait()
+        done = [t for t in todo if t in rows]
+        barren = 0 if done else barren + 1
+        rest = [t for t in todo if t not in rows]
+        if p.returncode not in (0, 17) and rest:  # died inside rest[0]: record it, go on
+            why = (f"no result within {task_timeout:g} s (hung; killed)" if hung
+                   else f"worker died (exit {p.returncode})")
+            rows[rest[0]] = on_fail(rest[0], why)
+            rest = rest[1:]
+        todo = rest if (done or p.returncode != 0) else []
+
+
 def write_doc(args, tasks, rows):
     ordered = [rows[t] for t in tasks if t in rows]
     summary = {}
@@ -423,42 +454,23 @@ def main():
         pass
     ENV["commit"] = os.environ.get("CL1_COMMIT", "")
     ENV["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    rows, todo, barren = {}, list(tasks), 0
-    while todo and barren < 3:  # three starts in a row without a row: the tool itself is broken
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--build", args.build,
-               "--seed", str(args.seed), "--budget", str(args.budget),
-               "--min-trials", str(args.min_trials)]
-        cmd += ["--time"] if args.time else []
-        cmd += ["--profile"] if args.profile else []
-        for s in args.shapes:
-            cmd += ["--shapes", s]
-        for t in todo:
-            cmd += ["--task", t]
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE)
-        hung = False
-        for line in lines_of(p, args.task_timeout):
-            if line is None:  # no row within the limit: the current task hangs
-                hung = True
-                p.kill()
-                break
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            rows[r["task"]] = r
-            report(r, args.shapes)
-            write_doc(args, tasks, rows)  # after every task: a killed run keeps what it did
-        p.wait()
-        done = [t for t in todo if t in rows]
-        barren = 0 if done else barren + 1
-        rest = [t for t in todo if t not in rows]
-        if p.returncode not in (0, 17) and rest:  # died inside rest[0]: record it, go on
-            why = (f"no result within {args.task_timeout:g} s (hung; killed)" if hung
-                   else f"worker died (exit {p.returncode})")
-            rows[rest[0]] = {"task": rest[0], **{s: {"pass": False, "reason": why} for s in args.shapes}}
-            print(f"FAIL {rest[0]} {why}", flush=True)
-            rest = rest[1:]
-        todo = rest if (done or p.returncode != 0) else []
+    rows = {}
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--build", args.build,
+           "--seed", str(args.seed), "--budget", str(args.budget),
+           "--min-trials", str(args.min_trials)]
+    cmd += ["--time"] if args.time else []
+    cmd += ["--profile"] if args.profile else []
+    for s in args.shapes:
+        cmd += ["--shapes", s]
+
+    def on_row(r):
+        report(r, args.shapes)
+        write_doc(args, tasks, rows)  # after every task: a killed run keeps what it did
+
+    def on_fail(tid, why):
+        print(f"FAIL {tid} {why}", flush=True)
+        return {"task": tid, **{s: {"pass": False, "reason": why} for s in args.shapes}}
+    drive(cmd, tasks, args.task_timeout, on_row, on_fail, rows)
     summary = write_doc(args, tasks, rows)
     for s, v in summary.items():
         print(f"{s}: {v['passed']} passed, {v['failed']} failed" +

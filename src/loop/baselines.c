@@ -100,10 +100,13 @@ int cl1_baselines_import(cl1_store *s, const char *path, int *n_ok, int *n_faile
   cJSON_ArrayForEach(r, results) {
     char id[256];
     if ((rc = put_task(s, str_field(r, "task"), shapes, id, sizeof id, err))) break;
-    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms"), *m;
+    const cJSON *row_ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms"), *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(r, "modes")) {
+      const cJSON *ref = row_ref;
       const cJSON *ms = cJSON_GetObjectItemCaseSensitive(m, "median_ms"),
-                  *ci = cJSON_GetObjectItemCaseSensitive(m, "ci_rel");
+                  *ci = cJSON_GetObjectItemCaseSensitive(m, "ci_rel"),
+                  *mref = cJSON_GetObjectItemCaseSensitive(m, "ref_ms");
+      if (cJSON_IsNumber(mref) && mref->valuedouble > 0) ref = mref; /* timed beside this mode */
       cl1_store_baseline b = {
           .task_id = id, .shapes = shapes, .name = m->string, .status = str_field(m, "status"),
           .torch = torch, .gpu = gpu, .source = tool ? tool : path,
