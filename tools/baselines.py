@@ -10,6 +10,8 @@ of `cudal1 suite export --seed K`) in four modes:
   reduce-overhead  torch.compile(model, mode="reduce-overhead") (CUDA graphs inside);
   graph            the eager twin captured once per input set in a torch.cuda.CUDAGraph over
                    static input buffers and replayed;
+  ref-graph        the harness-side CUDA-graph baseline: our C reference's own call captured the
+                   same way (what `cudal1 eval --graph` launches);
 
 each mode's outputs are checked against our C reference's with the task's tolerance, then the
 mode is timed interleaved with the C reference under the evaluator's protocol: warm-up, the two
@@ -33,7 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite_gpu as sg  # noqa: E402  (the generator, twin loader, comparison and timing)
 
-MODES = ["eager", "compile", "reduce-overhead", "graph"]
+MODES = ["eager", "compile", "reduce-overhead", "graph", "ref-graph"]
 
 
 def rotating(fns):
@@ -44,6 +46,40 @@ def rotating(fns):
         fns[k[0] % len(fns)]()
         k[0] += 1
     return f
+
+
+def capture(torch, calls, st):
+    """One CUDA graph per callable (warmed up first on a side stream), on stream st."""
+    side = torch.cuda.Stream()
+    side.wait_stream(st)
+    with torch.cuda.stream(side):
+        for c in calls:
+            for _ in range(3):
+                c()
+    st.wait_stream(side)
+    graphs, outs = [], []
+    for c in calls:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=st):
+            outs.append(c())
+        graphs.append(g)
+    return graphs, outs
+
+
+def build_ref_graph(torch, e, pars, ins_sets, st):
+    """ref-graph: the C reference's call captured per input set; its outputs (fresh buffers set
+    up for the capture) are compared like any mode's."""
+    t0 = time.time()
+    outs = sg.alloc(torch, e.meta["outputs"], "cuda")
+    keep = (sg.ptrs(pars), sg.ptrs(outs))
+    e.check(e.lib.cl1_embed_setup(e.h, keep[0], keep[1], st.cuda_stream), "setup")
+    ptr_sets = [sg.ptrs(ins) for ins in ins_sets]
+    calls = [lambda p=p: e.check(e.lib.cl1_embed_forward(e.h, p), "forward") for p in ptr_sets]
+    graphs, _ = capture(torch, calls, st)
+    graphs[0].replay()
+    st.synchronize()
+    build_mode.keep = (keep, ptr_sets)  # the pointer arrays must outlive the graphs
+    return [g.replay for g in graphs], outs, time.time() - t0
 
 
 def build_mode(torch, mode, model, ins_sets, st):
@@ -58,20 +94,7 @@ def build_mode(torch, mode, model, ins_sets, st):
             for f in fns:
                 f()
     else:  # graph: one capture per input set over its static buffers
-        graphs, outs = [], []
-        side = torch.cuda.Stream()
-        side.wait_stream(st)
-        with torch.cuda.stream(side):
-            for ins in ins_sets:
-                for _ in range(3):
-                    model(*ins)
-        st.wait_stream(side)
-        for ins in ins_sets:
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g, stream=st):
-                out = model(*ins)
-            graphs.append(g)
-            outs.append(out)
+        graphs, outs = capture(torch, [lambda ins=ins: model(*ins) for ins in ins_sets], st)
         fns = [g.replay for g in graphs]
         fns[0]()
         st.synchronize()
@@ -100,7 +123,10 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s):
             r = {}
             try:
                 with torch.no_grad(), torch.cuda.stream(st):
-                    fns, out, build_s = build_mode(torch, mode, model, [ins0, ins1], st)
+                    if mode == "ref-graph":
+                        fns, out, build_s = build_ref_graph(torch, e, pars, [ins0, ins1], st)
+                    else:
+                        fns, out, build_s = build_mode(torch, mode, model, [ins0, ins1], st)
                 if mode != "eager":
                     r["build_s"] = round(build_s, 3)
                 outs = list(out) if isinstance(out, (tuple, list)) else [out]
@@ -114,7 +140,8 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s):
                               "ref_ci_rel": rc, "trials": n, **worst})
             except Exception as ex:  # a mode that cannot run is a result, not a crash
                 msg = str(ex).strip().splitlines()[0][:300] if str(ex).strip() else ""
-                kind = {"graph": "capture_failed", "eager": "eager_failed"}.get(mode, "compile_error")
+                kind = {"graph": "capture_failed", "ref-graph": "capture_failed",
+                        "eager": "eager_failed"}.get(mode, "compile_error")
                 r["status"] = f"{kind}: {type(ex).__name__}: {msg}"
                 if "CUDA error" in msg or "illegal" in msg:
                     row[mode] = r
