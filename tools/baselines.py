@@ -137,6 +137,8 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s):
                 else:
                     with torch.no_grad(), torch.cuda.stream(st):
                         (rm, mm), (rc, mc), n = sg.timed(torch, [ref, rotating(fns)], flush, budget_s)
+                    # an asynchronous fault of this mode's replays is reported here, as its own
+                    st.synchronize()
                     r.update({"status": "ok", "median_ms": mm, "ci_rel": mc, "ref_ms": rm,
                               "ref_ci_rel": rc, "trials": n, **worst})
             except Exception as ex:  # a mode that cannot run is a result, not a crash
@@ -175,7 +177,14 @@ def worker(args):
             r = {"ref_ms": None, "modes": {m: {"status": f"task_failed: {type(ex).__name__}: {str(ex)[:300]}"}
                                            for m in modes}}
         r.update({"task": tid, "wall_s": round(time.time() - t0, 2)})
-        torch.cuda.empty_cache()
+        try:
+            torch.cuda.empty_cache()
+        except Exception as ex:  # a sticky fault: report the row, then restart (exit 17)
+            r["modes"] = {m: (v if v.get("status") == "ok" else
+                              {"status": f"cuda_fault: {type(ex).__name__}: {str(ex)[:200]}"})
+                          for m, v in r["modes"].items()}
+            print(json.dumps(r), flush=True)
+            os._exit(17)
         print(json.dumps(r), flush=True)
         if any("CUDA error" in m.get("status", "") or "illegal" in m.get("status", "")
                for m in r["modes"].values()):
