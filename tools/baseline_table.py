@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""baseline_table.py — the reference-vs-baselines table (issue 6) from tools/baselines.py files.
+
+For each shape set, level and mode: how many tasks the mode ran on (and failed on), and the
+distribution of baseline median / C reference median, each pair timed side by side in one run —
+above 1 the baseline is slower than our reference (a speedup over the reference is then a larger
+one over that baseline), below 1 it is faster. Writes Markdown to stdout or --out.
+
+  python3 tools/baseline_table.py bench/results/h200/baselines-small-*.json --out table.md
+"""
+import argparse
+import json
+import math
+import sys
+
+
+def stats(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    med = xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+    geo = math.exp(sum(math.log(x) for x in xs) / n)
+    return med, geo, xs[0], xs[-1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    cells, meta = {}, []
+    for f in a.files:
+        d = json.load(open(f))
+        meta.append(f"{f}: {d.get('gpu', '?')}, driver {d.get('driver', '?')}, torch {d.get('torch', '?')}, "
+                    f"commit {d.get('commit', '?')}, {d.get('date', '?')}")
+        for r in d["results"]:
+            level = r["task"].split("/")[0]
+            for m, v in r["modes"].items():
+                c = cells.setdefault((d["shapes"], level, m), {"ratios": [], "failed": []})
+                ref = v.get("ref_ms") or r.get("ref_ms")
+                if v.get("status") == "ok" and ref:
+                    c["ratios"].append(v["median_ms"] / ref)
+                else:
+                    c["failed"].append(r["task"])
+    order = ["eager", "compile", "reduce-overhead", "graph", "ref-graph"]
+    lines = ["# C reference vs PyTorch baselines", "",
+             "Baseline median / C reference median per task (timed side by side, evaluator's protocol).",
+             "Above 1: the baseline is slower than our reference.", ""]
+    lines += [f"- {m}" for m in meta] + [""]
+    lines += ["| shapes | level | baseline | measured | failed | median | geomean | min | max | reference faster |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key in sorted(cells, key=lambda k: (k[0], k[1], order.index(k[2]) if k[2] in order else 9)):
+        c = cells[key]
+        if c["ratios"]:
+            med, geo, lo, hi = stats(c["ratios"])
+            faster = sum(1 for x in c["ratios"] if x > 1) / len(c["ratios"])
+            nums = f"{med:.2f} | {geo:.2f} | {lo:.2f} | {hi:.2f} | {100 * faster:.0f}%"
+        else:
+            nums = "— | — | — | — | —"
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {len(c['ratios'])} | {len(c['failed'])} | {nums} |")
+    fails = [(k, c["failed"]) for k, c in sorted(cells.items()) if c["failed"]]
+    if fails:
+        lines += ["", "Failed (reasons in the JSON files):", ""]
+        lines += [f"- {k[0]} {k[1]} {k[2]}: {', '.join(t.split('/')[1] for t in v)}" for k, v in fails]
+    text = "\n".join(lines) + "\n"
+    if a.out:
+        open(a.out, "w").write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
