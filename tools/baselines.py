@@ -204,6 +204,9 @@ def main():
     ap.add_argument("--min-trials", type=int, default=30)
     ap.add_argument("--task-timeout", type=float, default=900.0)
     ap.add_argument("--out", required=False)
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the rows already in --out (same shape set) and run only the other tasks: "
+                         "the full suite takes several device sessions")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     bad = [m for m in args.modes.split(",") if m not in MODES]
@@ -226,6 +229,15 @@ def main():
     except Exception:
         pass
     rows = {}
+    if args.resume and os.path.exists(args.out):
+        old = json.load(open(args.out))
+        if old.get("shapes") != args.shapes or old.get("modes") != env["modes"]:
+            ap.error(f"--resume: {args.out} holds shapes {old.get('shapes')} / modes {old.get('modes')}")
+        rows = {r["task"]: r for r in old.get("results", [])
+                if not any(v.get("status", "").startswith("task_failed") for v in r["modes"].values())}
+        env["resumed_from"] = old.get("commit", "")
+        print(f"resuming: {len(rows)} of {len(tasks)} tasks already measured", flush=True)
+    todo = [t for t in tasks if t not in rows]
 
     def write():
         doc = dict(env, results=[rows[t] for t in tasks if t in rows])
@@ -252,7 +264,7 @@ def main():
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--build", args.build,
            "--shapes", args.shapes, "--modes", args.modes, "--seed", str(args.seed),
            "--budget", str(args.budget), "--min-trials", str(args.min_trials)]
-    sg.drive(cmd, tasks, args.task_timeout, on_row, on_fail, rows)
+    sg.drive(cmd, todo, args.task_timeout, on_row, on_fail, rows)
     counts = write()
     print(json.dumps(counts))
     return 0
