@@ -65,6 +65,29 @@ static sqlite3 *open_db(const char *path) {
   return db;
 }
 
+/* Starts `sh -c cmd` (its own process group) and returns its pid once the store at db_path
+ * has at least `evaluated` evaluated samples (fails the test after 60 s). */
+static pid_t start_until_evaluated(const char *cmd, const char *db_path, int evaluated) {
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  int n = 0;
+  for (int i = 0; i < 1200 && n < evaluated; i++) {
+    usleep(50000);
+    struct stat sb;
+    if (stat(db_path, &sb)) continue;
+    sqlite3 *db = open_db(db_path);
+    n = (int)q_num(db, "select count(*) from samples where status='evaluated'");
+    sqlite3_close(db);
+  }
+  assert_true(n >= evaluated);
+  return pid;
+}
+
 static void optimize_cmd(char *cmd, size_t n, const char *url, const char *dir, const char *extra) {
   snprintf(cmd, n,
            "env -u CUDAL1_API_KEY -u OPENAI_API_KEY no_proxy=127.0.0.1 %s/cudal1 optimize "
@@ -140,23 +163,7 @@ static void test_kill_and_resume(void **state) {
   char cmd[2048], out[1 << 16], db_path[512];
   snprintf(db_path, sizeof db_path, "%s/s.db", dir);
   optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "> /dev/null 2>&1");
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    setpgid(0, 0);
-    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-    _exit(127);
-  }
-  int evaluated = 0;
-  for (int i = 0; i < 1200 && evaluated < 3; i++) {
-    usleep(50000);
-    struct stat sb;
-    if (stat(db_path, &sb)) continue;
-    sqlite3 *db = open_db(db_path);
-    evaluated = (int)q_num(db, "select count(*) from samples where status='evaluated'");
-    sqlite3_close(db);
-  }
-  assert_true(evaluated >= 3);
+  pid_t pid = start_until_evaluated(cmd, db_path, 3);
   kill(-pid, SIGKILL);
   waitpid(pid, NULL, 0);
   sqlite3 *db = open_db(db_path);
@@ -219,22 +226,7 @@ static void test_sigint_and_resume(void **state) {
   optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "> /dev/null 2>&1");
   char exec_cmd[2100];
   snprintf(exec_cmd, sizeof exec_cmd, "exec %s", cmd); /* the shell becomes cudal1 */
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", exec_cmd, (char *)NULL);
-    _exit(127);
-  }
-  int evaluated = 0;
-  for (int i = 0; i < 1200 && evaluated < 1; i++) {
-    usleep(50000);
-    struct stat sb;
-    if (stat(db_path, &sb)) continue;
-    sqlite3 *db = open_db(db_path);
-    evaluated = (int)q_num(db, "select count(*) from samples where status='evaluated'");
-    sqlite3_close(db);
-  }
-  assert_true(evaluated >= 1);
+  pid_t pid = start_until_evaluated(exec_cmd, db_path, 1);
   kill(pid, SIGINT);
   int st = 0;
   waitpid(pid, &st, 0);

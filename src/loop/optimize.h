@@ -33,6 +33,7 @@ typedef struct {
   double time_budget_s;
   bool progress;                   /* a status line on stderr */
   bool review;                     /* passes >= review_threshold go to the policy as reviewer */
+  void *cfg_doc;                   /* owns the strings cl1_optimize_config_parse set (cJSON) */
   double review_threshold;
 } cl1_optimize_opts;
 
@@ -51,7 +52,7 @@ typedef struct {
 void cl1_optimize_opts_default(cl1_optimize_opts *o);
 
 /* The options as the run's config JSON (stored with the run) and back, for --resume. The api key
- * is never stored. Strings parsed back are owned by *o's arena (cl1_optimize_opts_release). */
+ * is never stored. Strings parsed back live in o->cfg_doc until cl1_optimize_opts_release. */
 char *cl1_optimize_config_json(const cl1_optimize_opts *o);
 int cl1_optimize_config_parse(const char *json, cl1_optimize_opts *o, cl1_err *err);
 void cl1_optimize_opts_release(cl1_optimize_opts *o);

@@ -76,9 +76,6 @@ char *cl1_optimize_config_json(const cl1_optimize_opts *o) {
   return s;
 }
 
-/* Strings read back from the config are kept in one cJSON document owned by the options. */
-static cJSON *g_cfg_doc;
-
 static const char *str_or(const cJSON *o, const char *k, const char *d) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(v) ? v->valuestring : d;
@@ -138,15 +135,14 @@ int cl1_optimize_config_parse(const char *json, cl1_optimize_opts *o, cl1_err *e
   p->timeout_s = num_or(q, "timeout_s", p->timeout_s);
   p->retries = (int)num_or(q, "retries", p->retries);
   p->backoff_s = num_or(q, "backoff_s", p->backoff_s);
-  cJSON_Delete(g_cfg_doc);
-  g_cfg_doc = c;
+  cJSON_Delete(o->cfg_doc); /* the strings read back live in the parsed document */
+  o->cfg_doc = c;
   return 0;
 }
 
 void cl1_optimize_opts_release(cl1_optimize_opts *o) {
-  (void)o;
-  cJSON_Delete(g_cfg_doc);
-  g_cfg_doc = NULL;
+  cJSON_Delete(o->cfg_doc);
+  o->cfg_doc = NULL;
 }
 
 /* ---- setup -------------------------------------------------------------------------------- */

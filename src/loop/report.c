@@ -251,3 +251,18 @@ const char *cl1_rep_fmt_pct(double v, char buf[32]) {
   else snprintf(buf, 32, "%.1f%%", 100.0 * v);
   return buf;
 }
+
+void cl1_rep_run_line(cl1_rep_buf *b, const cl1_report_run *u, void (*esc)(cl1_rep_buf *, const char *)) {
+  esc(b, u->policy);
+  if (!strcmp(u->policy, "replay")) cl1_rep_puts(b, " (replayed completions, not generated)");
+  cl1_rep_puts(b, ", model ");
+  esc(b, u->model ? u->model : CL1_REP_DASH);
+  cl1_rep_puts(b, ", ");
+  esc(b, u->device);
+  cl1_rep_puts(b, "/");
+  esc(b, u->shapes);
+  cl1_rep_puts(b, ", ");
+  esc(b, u->status);
+  cl1_rep_puts(b, ", started ");
+  esc(b, u->started_at ? u->started_at : CL1_REP_DASH);
+}

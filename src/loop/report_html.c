@@ -387,18 +387,7 @@ static void html_head(cl1_rep_buf *b, const cl1_report *r) {
   for (int i = 0; i < r->n_runs; i++) {
     const cl1_report_run *u = &r->runs[i];
     cl1_rep_printf(b, "<li>run %lld: policy ", u->id);
-    cl1_rep_html(b, u->policy);
-    if (!strcmp(u->policy, "replay")) cl1_rep_puts(b, " (replayed completions, not generated)");
-    cl1_rep_puts(b, ", model ");
-    cl1_rep_html(b, u->model ? u->model : CL1_REP_DASH);
-    cl1_rep_puts(b, ", ");
-    cl1_rep_html(b, u->device);
-    cl1_rep_puts(b, "/");
-    cl1_rep_html(b, u->shapes);
-    cl1_rep_puts(b, ", ");
-    cl1_rep_html(b, u->status);
-    cl1_rep_puts(b, ", started ");
-    cl1_rep_html(b, u->started_at ? u->started_at : CL1_REP_DASH);
+    cl1_rep_run_line(b, u, cl1_rep_html);
     cl1_rep_puts(b, "</li>\n");
   }
   if (r->n_runs) cl1_rep_puts(b, "</ul>\n");

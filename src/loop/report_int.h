@@ -22,6 +22,9 @@ void cl1_rep_md(cl1_rep_buf *b, const char *s);
 /* Text for HTML content or a double-quoted attribute. */
 void cl1_rep_html(cl1_rep_buf *b, const char *s);
 /* Hands the text over (*out, caller frees) or fails naming what was being rendered. */
+/* The text of one run's description ("policy replay (...), model m, cuda/small, done, started
+ * ...") after the caller's opening, each field through esc (cl1_rep_md or cl1_rep_html). */
+void cl1_rep_run_line(cl1_rep_buf *b, const cl1_report_run *u, void (*esc)(cl1_rep_buf *, const char *));
 int cl1_rep_take(cl1_rep_buf *b, const char *what, char **out, cl1_err *err);
 
 /* "2.50x", or "—" for NAN. */

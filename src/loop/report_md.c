@@ -20,18 +20,7 @@ static void md_header(cl1_rep_buf *b, const cl1_report *r) {
   for (int i = 0; i < r->n_runs; i++) {
     const cl1_report_run *u = &r->runs[i];
     cl1_rep_printf(b, "- run %lld: policy ", u->id);
-    cl1_rep_md(b, u->policy);
-    if (!strcmp(u->policy, "replay")) cl1_rep_puts(b, " (replayed completions, not generated)");
-    cl1_rep_puts(b, ", model ");
-    cl1_rep_md(b, u->model ? u->model : CL1_REP_DASH);
-    cl1_rep_puts(b, ", ");
-    cl1_rep_md(b, u->device);
-    cl1_rep_puts(b, "/");
-    cl1_rep_md(b, u->shapes);
-    cl1_rep_puts(b, ", ");
-    cl1_rep_md(b, u->status);
-    cl1_rep_puts(b, ", started ");
-    cl1_rep_md(b, u->started_at ? u->started_at : CL1_REP_DASH);
+    cl1_rep_run_line(b, u, cl1_rep_md);
     cl1_rep_puts(b, "\n");
   }
   cl1_rep_puts(b, (r->n_runs ? "\n" : ""));

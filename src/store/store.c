@@ -607,9 +607,12 @@ int cl1_store_baseline_get(cl1_store *s, const char *task_id, const char *shapes
   static const char op[] = "get baseline";
   memset(out, 0, sizeof *out);
   sqlite3_stmt *st;
+  cl1_store_lock(s);
   if (cl1_store_query(s, &st, op, err, "SELECT status, median_ms, ref_ms, gpu FROM baselines"
-                      " WHERE task_id = ?1 AND shapes = ?2 AND name = ?3", "ttt", task_id, shapes, name))
+                      " WHERE task_id = ?1 AND shapes = ?2 AND name = ?3", "ttt", task_id, shapes, name)) {
+    cl1_store_unlock(s);
     return -1;
+  }
   int r = cl1_store_row(s, st, op, err);
   if (r == 1) {
     out->found = true;
@@ -620,5 +623,6 @@ int cl1_store_baseline_get(cl1_store *s, const char *task_id, const char *shapes
     snprintf(out->gpu, sizeof out->gpu, "%s", g ? (const char *)g : "");
   }
   sqlite3_finalize(st);
+  cl1_store_unlock(s);
   return r < 0 ? -1 : 0;
 }
