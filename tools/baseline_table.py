@@ -11,7 +11,11 @@ one over that baseline), below 1 it is faster. Writes Markdown to stdout or --ou
 import argparse
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import suite_gpu as sg  # noqa: E402  (the suite's task list)
 
 
 def stats(xs):
@@ -26,12 +30,26 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--out")
+    ap.add_argument("--suite", default=os.path.join(sg.ROOT, "suite"),
+                    help="the suite the files cover: a task without a cell counts as not measured yet")
     a = ap.parse_args()
+    per_level = {}
+    for t in sg.find_tasks(a.suite):
+        per_level[t.split("/")[0]] = per_level.get(t.split("/")[0], 0) + 1
     cells, meta = {}, []
     for f in a.files:
-        d = json.load(open(f))
+        try:
+            d = json.load(open(f))
+            if not isinstance(d.get("results"), list) or "shapes" not in d:
+                raise ValueError("not a tools/baselines.py file (no shapes / results)")
+        except (OSError, ValueError) as ex:
+            print(f"baseline_table: {f}: {ex}", file=sys.stderr)
+            return 1
         meta.append(f"{f}: {d.get('gpu', '?')}, driver {d.get('driver', '?')}, torch {d.get('torch', '?')}, "
                     f"commit {d.get('commit', '?')}, {d.get('date', '?')}")
+        for level in per_level:  # every level and mode gets a row, measured or not
+            for m in d.get("modes") or []:
+                cells.setdefault((d["shapes"], level, m), {"ratios": [], "failed": []})
         for r in d["results"]:
             level = r["task"].split("/")[0]
             for m, v in r["modes"].items():
@@ -40,14 +58,14 @@ def main():
                 if v.get("status") == "ok" and ref:
                     c["ratios"].append(v["median_ms"] / ref)
                 else:
-                    c["failed"].append(r["task"])
+                    c["failed"].append(f"{r['task'].split('/')[1]} ({(v.get('status') or '?').split(':')[0]})")
     order = ["eager", "compile", "reduce-overhead", "graph", "ref-graph"]
     lines = ["# C reference vs PyTorch baselines", "",
              "Baseline median / C reference median per task (timed side by side, evaluator's protocol).",
              "Above 1: the baseline is slower than our reference.", ""]
     lines += [f"- {m}" for m in meta] + [""]
-    lines += ["| shapes | level | baseline | measured | failed | median | geomean | min | max | reference faster |",
-              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += ["| shapes | level | baseline | measured | failed | not yet | median | geomean | min | max | reference faster |",
+              "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key in sorted(cells, key=lambda k: (k[0], k[1], order.index(k[2]) if k[2] in order else 9)):
         c = cells[key]
         if c["ratios"]:
@@ -56,11 +74,12 @@ def main():
             nums = f"{med:.2f} | {geo:.2f} | {lo:.2f} | {hi:.2f} | {100 * faster:.0f}%"
         else:
             nums = "— | — | — | — | —"
-        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {len(c['ratios'])} | {len(c['failed'])} | {nums} |")
+        todo = max(0, per_level.get(key[1], 0) - len(c["ratios"]) - len(c["failed"]))
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {len(c['ratios'])} | {len(c['failed'])} | {todo} | {nums} |")
     fails = [(k, c["failed"]) for k, c in sorted(cells.items()) if c["failed"]]
     if fails:
-        lines += ["", "Failed (reasons in the JSON files):", ""]
-        lines += [f"- {k[0]} {k[1]} {k[2]}: {', '.join(t.split('/')[1] for t in v)}" for k, v in fails]
+        lines += ["", "Failed, with the kind of failure (the full reasons are in the JSON files):", ""]
+        lines += [f"- {k[0]} {k[1]} {k[2]}: {', '.join(v)}" for k, v in fails]
     text = "\n".join(lines) + "\n"
     if a.out:
         open(a.out, "w").write(text)

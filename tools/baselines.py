@@ -23,7 +23,16 @@ with its reason, not skipped. The C reference's median timed beside each mode is
 reference: two ratios measured side by side.
 
 Writes --out (one shape set per file: bench/results/h200/baselines-<shapes>.json) after every
-task, with the torch version, GPU, driver, commit and date. `cudal1 baselines import FILE` loads it.
+task, with the torch version, GPU, driver, commit and date of every run that added to it.
+`cudal1 baselines import FILE` loads it.
+
+The whole suite is more than one device session's work, so a file fills up cell by cell:
+--resume keeps every (task, mode) already in --out and runs only the missing ones (a cell that
+died with its worker is tried again), and --deadline stops cleanly before the next task once
+the session's time is spent. torch.compile's compilation is most of the time and runs on the CPU:
+--precompile N first compiles the pending tasks in N processes at once (no timing: that would
+share the GPU), filling Inductor's on-disk caches, so the timed pass that follows, one process
+alone on the GPU, loads its graphs from the cache instead of compiling them.
 """
 import argparse
 import json
@@ -36,6 +45,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import suite_gpu as sg  # noqa: E402  (the generator, twin loader, comparison and timing)
 
 MODES = ["eager", "compile", "reduce-overhead", "graph", "ref-graph"]
+COMPILED = ("compile", "reduce-overhead")
+RETRY = ("task_failed", "cuda_fault")  # statuses of a cell that died with its worker: tried again
 
 
 def rotating(fns):
@@ -104,7 +115,54 @@ def build_mode(torch, mode, model, ins_sets, st):
     return fns, out, time.time() - t0
 
 
-def run_task(torch, lib, tid, shapes, seed, modes, budget_s):
+def graph_vs_eager(torch, model, ins, outs, meta):
+    """For a graph capture whose outputs disagree with the reference: do they agree with the
+    eager twin on the same inputs? Says whether the capture or the twin is off."""
+    try:
+        eo = model(*ins)
+        eo = list(eo) if isinstance(eo, (tuple, list)) else [eo]
+        why, worst = sg.compare(torch, outs, eo, meta["atol"], meta["rtol"])
+        return "same as eager" if not why else f"differs from eager too (max_abs {worst['max_abs']:.3g})"
+    except Exception as ex:
+        return f"eager rerun failed: {type(ex).__name__}"
+
+
+def measure_mode(torch, e, mode, model, pars, ins_sets, ref_outs, ref, flush, st, budget_s):
+    r = {}
+    with torch.no_grad(), torch.cuda.stream(st):
+        if mode == "ref-graph":
+            fns, out, build_s = build_ref_graph(torch, e, pars, ins_sets, st)
+        else:
+            fns, out, build_s = build_mode(torch, mode, model, ins_sets, st)
+    if mode != "eager":
+        r["build_s"] = round(build_s, 3)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+    why, worst = sg.compare(torch, outs, ref_outs, e.meta["atol"], e.meta["rtol"])
+    if why:
+        r.update({"status": f"incorrect: {why}", **worst})
+        if mode == "graph":
+            with torch.no_grad(), torch.cuda.stream(st):
+                r["diagnosis"] = graph_vs_eager(torch, model, ins_sets[0], outs, e.meta)
+        return r
+    with torch.no_grad(), torch.cuda.stream(st):
+        (rm, mm), (rc, mc), n = sg.timed(torch, [ref, rotating(fns)], flush, budget_s)
+    # an asynchronous fault of this mode's replays is reported here, as its own
+    st.synchronize()
+    r.update({"status": "ok", "median_ms": mm, "ci_rel": mc, "ref_ms": rm, "ref_ci_rel": rc,
+              "trials": n, **worst})
+    return r
+
+
+def fail_status(mode, ex):
+    msg = str(ex).strip().splitlines()[0][:300] if str(ex).strip() else ""
+    kind = {"graph": "capture_failed", "ref-graph": "capture_failed",
+            "eager": "eager_failed"}.get(mode, "compile_error")
+    return f"{kind}: {type(ex).__name__}: {msg}"
+
+
+def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False):
+    """{mode: result} for one task; with compile_only, just compiles the torch.compile modes
+    (the same settings and contexts as the timed pass, so that it finds them in the cache)."""
     e = sg.Embed(lib, tid, shapes, "cuda")
     torch.backends.cudnn.allow_tf32 = e.meta["attrs"].get("conv_tf32", 1) != 0
     row = {}
@@ -113,48 +171,33 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s):
         ins1, _ = sg.generate(torch, e, "cuda", seed + 1000003)
         st = torch.cuda.Stream()
         with torch.cuda.stream(st):
+            model = sg.twin_model(torch, tid, e.meta, pars)
+            if compile_only:
+                for mode in modes:
+                    try:
+                        with torch.no_grad():
+                            row[mode] = {"build_s": round(build_mode(torch, mode, model, [ins0, ins1], st)[2], 3)}
+                    except Exception as ex:
+                        row[mode] = {"status": fail_status(mode, ex)}
+                    torch._dynamo.reset()
+                return row
             # a copy: the reference writes into its outputs again every time it is timed
             ref_outs = [o.clone() for o in sg.run_ref(torch, e, "cuda", ins0, pars, st.cuda_stream)]
-            model = sg.twin_model(torch, tid, e.meta, pars)
         st.synchronize()
         ptr_sets = [sg.ptrs(ins0), sg.ptrs(ins1)]
         ref = rotating([lambda p=p: e.check(e.lib.cl1_embed_forward(e.h, p), "forward") for p in ptr_sets])
         flush = torch.empty(max(2 * int(e.meta["l2_bytes"]), 1 << 20), dtype=torch.uint8, device="cuda")
         for mode in modes:
-            r = {}
             try:
-                with torch.no_grad(), torch.cuda.stream(st):
-                    if mode == "ref-graph":
-                        fns, out, build_s = build_ref_graph(torch, e, pars, [ins0, ins1], st)
-                    else:
-                        fns, out, build_s = build_mode(torch, mode, model, [ins0, ins1], st)
-                if mode != "eager":
-                    r["build_s"] = round(build_s, 3)
-                outs = list(out) if isinstance(out, (tuple, list)) else [out]
-                why, worst = sg.compare(torch, ref_outs, outs, e.meta["atol"], e.meta["rtol"])
-                if why:
-                    r.update({"status": f"incorrect: {why}", **worst})
-                else:
-                    with torch.no_grad(), torch.cuda.stream(st):
-                        (rm, mm), (rc, mc), n = sg.timed(torch, [ref, rotating(fns)], flush, budget_s)
-                    # an asynchronous fault of this mode's replays is reported here, as its own
-                    st.synchronize()
-                    r.update({"status": "ok", "median_ms": mm, "ci_rel": mc, "ref_ms": rm,
-                              "ref_ci_rel": rc, "trials": n, **worst})
+                row[mode] = measure_mode(torch, e, mode, model, pars, [ins0, ins1], ref_outs, ref,
+                                         flush, st, budget_s)
             except Exception as ex:  # a mode that cannot run is a result, not a crash
-                msg = str(ex).strip().splitlines()[0][:300] if str(ex).strip() else ""
-                kind = {"graph": "capture_failed", "ref-graph": "capture_failed",
-                        "eager": "eager_failed"}.get(mode, "compile_error")
-                r["status"] = f"{kind}: {type(ex).__name__}: {msg}"
-                if "CUDA error" in msg or "illegal" in msg:
-                    row[mode] = r
+                row[mode] = {"status": fail_status(mode, ex)}
+                if "CUDA error" in str(ex) or "illegal" in str(ex):
                     raise
-            row[mode] = r
-            if mode in ("compile", "reduce-overhead"):
+            if mode in COMPILED:
                 torch._dynamo.reset()  # the next task's model compiles afresh
-        # the row-level reference time: the one beside eager (each mode keeps its own too)
-        row_ref = row.get("eager", {}).get("ref_ms")
-        return {"ref_ms": row_ref, "modes": row}
+        return row
     finally:
         torch.backends.cudnn.allow_tf32 = True
         e.close()
@@ -170,26 +213,118 @@ def worker(args):
     lib = sg.load_lib(args.build)
     modes = args.modes.split(",")
     for tid in args.task:
+        if args.deadline and time.time() > args.deadline:
+            sys.stdout.flush()
+            os._exit(sg.DEADLINE_EXIT)
         t0 = time.time()
         try:
-            r = run_task(torch, lib, tid, args.shapes, args.seed, modes, args.budget)
+            m = run_task(torch, lib, tid, args.shapes, args.seed, modes, args.budget, args.compile_only)
         except Exception as ex:
-            r = {"ref_ms": None, "modes": {m: {"status": f"task_failed: {type(ex).__name__}: {str(ex)[:300]}"}
-                                           for m in modes}}
-        r.update({"task": tid, "wall_s": round(time.time() - t0, 2)})
+            m = {k: {"status": f"task_failed: {type(ex).__name__}: {str(ex)[:300]}"} for k in modes}
+        r = {"task": tid, "modes": m, "wall_s": round(time.time() - t0, 2)}
         try:
             torch.cuda.empty_cache()
         except Exception as ex:  # a sticky fault: report the row, then restart (exit 17)
-            r["modes"] = {m: (v if v.get("status") == "ok" else
+            r["modes"] = {k: (v if v.get("status") == "ok" else
                               {"status": f"cuda_fault: {type(ex).__name__}: {str(ex)[:200]}"})
-                          for m, v in r["modes"].items()}
+                          for k, v in r["modes"].items()}
             print(json.dumps(r), flush=True)
             os._exit(17)
         print(json.dumps(r), flush=True)
-        if any("CUDA error" in m.get("status", "") or "illegal" in m.get("status", "")
-               for m in r["modes"].values()):
+        if any("CUDA error" in v.get("status", "") or "illegal" in v.get("status", "")
+               for v in r["modes"].values()):
             os._exit(17)
     return 0
+
+
+def missing(rows, tasks, modes):
+    """{task: [modes it still needs]}: cells absent from rows, or dead with their worker."""
+    need = {}
+    for t in tasks:
+        have = rows.get(t, {}).get("modes", {})
+        m = [k for k in modes if k not in have or have[k].get("status", "").startswith(RETRY)]
+        if m:
+            need[t] = m
+    return need
+
+
+def merge(old, new):
+    """new's cells over old's; the row's reference time is the one beside eager."""
+    if old:
+        modes = dict(old["modes"], **new["modes"])
+        new = dict(old, modes=modes, wall_s=round(old.get("wall_s", 0) + new.get("wall_s", 0), 2))
+    new["modes"] = {k: new["modes"][k] for k in MODES if k in new["modes"]}
+    new["ref_ms"] = new["modes"].get("eager", {}).get("ref_ms")
+    return new
+
+
+def cells(path):
+    try:
+        return sum(len(r["modes"]) for r in json.load(open(path))["results"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return -1
+
+
+def pick_resume(paths):
+    """The copy with the most cells (the first on a tie), or None when none can be read."""
+    best = max(paths, key=cells) if paths else None
+    return best if best and cells(best) >= 0 else None
+
+
+def worker_cmd(args, modes, compile_only=False, deadline=None):
+    deadline = args.deadline if deadline is None else deadline
+    return ([sys.executable, os.path.abspath(__file__), "--worker", "--build", args.build,
+             "--shapes", args.shapes, "--modes", ",".join(modes), "--seed", str(args.seed),
+             "--budget", str(args.budget), "--min-trials", str(args.min_trials)]
+            + (["--deadline", repr(deadline)] if deadline else [])
+            + (["--compile-only"] if compile_only else []))
+
+
+def precompile(args, need):
+    """Compiles the torch.compile modes of the pending tasks in args.precompile processes at
+    once (one Inductor compile thread each), level 3 first: the largest graphs take longest."""
+    import threading
+    todo = sorted((t for t, m in need.items() if any(k in COMPILED for k in m)),
+                  key=lambda t: (-int(t.split("/")[0][5:]), t))
+    if not todo:
+        return
+    n = max(1, min(args.precompile, len(todo)))
+    parts = [todo[i::n] for i in range(n)]
+    lock, done, t0 = threading.Lock(), [0, 0], time.time()
+    modes = [k for k in MODES if k in COMPILED and k in args.modes.split(",")]
+
+    def on_row(r):
+        with lock:
+            bad = [k for k, v in r["modes"].items() if "status" in v]
+            done[0 if not bad else 1] += 1
+            if bad:
+                print(f"precompile {r['task']}: {r['modes'][bad[0]]['status'][:160]}", flush=True)
+
+    def on_fail(tid, why):
+        r = {"task": tid, "modes": {k: {"status": f"task_failed: {why}"} for k in modes}}
+        on_row(r)
+        return r
+
+    stop = min(args.deadline or float("inf"), time.time() + (args.precompile_s or float("inf")))
+    cmd = worker_cmd(args, modes, compile_only=True, deadline=0 if stop == float("inf") else stop)
+
+    def one(part):
+        sg.drive(cmd, part, args.task_timeout, on_row, on_fail, {})
+    env0 = os.environ.get("TORCHINDUCTOR_COMPILE_THREADS")
+    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    try:
+        th = [threading.Thread(target=one, args=(p,)) for p in parts]
+        for x in th:
+            x.start()
+        for x in th:
+            x.join()
+    finally:
+        if env0 is None:
+            del os.environ["TORCHINDUCTOR_COMPILE_THREADS"]
+        else:
+            os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = env0
+    print(f"precompiled {done[0]} tasks ({done[1]} with a failed mode) of {len(todo)} "
+          f"in {time.time() - t0:.0f} s with {n} processes", flush=True)
 
 
 def main():
@@ -205,9 +340,19 @@ def main():
     ap.add_argument("--task-timeout", type=float, default=900.0)
     ap.add_argument("--out", required=False)
     ap.add_argument("--resume", action="store_true",
-                    help="keep the rows already in --out (same shape set) and run only the other tasks: "
-                         "the full suite takes several device sessions")
+                    help="keep the (task, mode) cells already in --out (same shape set and seed) and "
+                         "run only the missing ones: the full suite takes several device sessions")
+    ap.add_argument("--resume-from", action="append", default=[], metavar="FILE",
+                    help="another copy of --out (e.g. the committed one): --resume starts from "
+                         "whichever holds the most cells")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="Unix time after which no further task is started (0: none)")
+    ap.add_argument("--precompile", type=int, default=0, metavar="N",
+                    help="compile the pending torch.compile modes in N processes first, filling the caches")
+    ap.add_argument("--precompile-s", type=float, default=0,
+                    help="stop starting precompile tasks after this many seconds (0: only --deadline)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--compile-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     bad = [m for m in args.modes.split(",") if m not in MODES]
     if bad:
@@ -217,10 +362,11 @@ def main():
     if not args.out:
         ap.error("--out FILE is required")
     tasks = args.task or sg.find_tasks(os.path.join(sg.ROOT, "suite"), args.level or None)
-    env = {"tool": "tools/baselines.py", "shapes": args.shapes, "seed": args.seed,
-           "modes": args.modes.split(","), "min_trials": args.min_trials, "budget_s": args.budget,
-           "commit": os.environ.get("CL1_COMMIT", ""),
-           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "planned": len(tasks)}
+    modes = args.modes.split(",")
+    run = {"commit": os.environ.get("CL1_COMMIT", ""),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "modes": modes,
+           "budget_s": args.budget, "min_trials": args.min_trials}
+    env = {"tool": "tools/baselines.py", "shapes": args.shapes, "seed": args.seed, "planned": len(tasks)}
     try:
         import torch
         env.update({"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)})
@@ -228,43 +374,64 @@ def main():
                                        capture_output=True, text=True).stdout.strip()
     except Exception:
         pass
-    rows = {}
-    if args.resume and os.path.exists(args.out):
-        old = json.load(open(args.out))
-        if old.get("shapes") != args.shapes or old.get("modes") != env["modes"]:
-            ap.error(f"--resume: {args.out} holds shapes {old.get('shapes')} / modes {old.get('modes')}")
-        rows = {r["task"]: r for r in old.get("results", [])
-                if not any(v.get("status", "").startswith("task_failed") for v in r["modes"].values())}
-        env["resumed_from"] = old.get("commit", "")
-        print(f"resuming: {len(rows)} of {len(tasks)} tasks already measured", flush=True)
-    todo = [t for t in tasks if t not in rows]
+    rows, runs = {}, []
+    src = pick_resume([args.out] + args.resume_from) if args.resume else None
+    if src:
+        old = json.load(open(src))
+        print(f"resuming from {src}", flush=True)
+        if old.get("shapes") != args.shapes or old.get("seed") != args.seed:
+            ap.error(f"--resume: {src} holds shapes {old.get('shapes')} seed {old.get('seed')}")
+        for k in ("torch", "gpu", "driver"):
+            if old.get(k) and env.get(k) and old[k] != env[k]:
+                ap.error(f"--resume: {src} was measured with {k} {old[k]}, this machine has {env[k]}")
+        rows = {r["task"]: r for r in old.get("results", [])}
+        runs = old.get("runs", [])
+    need = missing(rows, tasks, modes)
+    print(f"{len(tasks)} tasks, {len(need)} with cells to measure "
+          f"({sum(len(m) for m in need.values())} cells)", flush=True)
+    run["cells"] = 0
+    runs.append(run)
 
     def write():
-        doc = dict(env, results=[rows[t] for t in tasks if t in rows])
+        doc = dict(env, runs=runs, results=[rows[t] for t in tasks if t in rows])
+        doc["commit"], doc["date"] = runs[-1]["commit"], runs[-1]["date"]
+        doc["modes"] = [m for m in MODES if any(m in r["modes"] for r in doc["results"])]
         counts = {}
         for r in doc["results"]:
             for m, v in r["modes"].items():
                 c = counts.setdefault(m, {"ok": 0, "failed": 0})
                 c["ok" if v.get("status") == "ok" else "failed"] += 1
+        for c in counts.values():
+            c["missing"] = len(tasks) - c["ok"] - c["failed"]
         doc["summary"] = counts
         with open(args.out + ".tmp", "w") as f:
             json.dump(doc, f, indent=1)
         os.replace(args.out + ".tmp", args.out)
         return counts
 
-    def on_row(r):
+    def on_row(r):  # also the row of a task its worker died in (on_fail's)
         bits = " ".join(f"{m}:{v['median_ms']:.4f}" if v.get("status") == "ok" else f"{m}:FAIL"
                         for m, v in r["modes"].items())
-        print(f"{r['task']} ref {r.get('ref_ms') or 0:.4f} ms | {bits}", flush=True)
+        print(f"{r['task']} ref {r['modes'].get('eager', {}).get('ref_ms') or 0:.4f} ms | {bits}", flush=True)
+        run["cells"] += len(r["modes"])
+        rows[r["task"]] = merge(rows.get(r["task"]), r)
         write()
 
-    def on_fail(tid, why):
-        return {"task": tid, "ref_ms": None, "modes": {m: {"status": f"task_failed: {why}"}
-                                                       for m in args.modes.split(",")}}
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--build", args.build,
-           "--shapes", args.shapes, "--modes", args.modes, "--seed", str(args.seed),
-           "--budget", str(args.budget), "--min-trials", str(args.min_trials)]
-    sg.drive(cmd, todo, args.task_timeout, on_row, on_fail, rows)
+    if args.precompile and need and not (args.deadline and time.time() > args.deadline):
+        precompile(args, need)
+    groups = {}
+    for t, m in need.items():
+        groups.setdefault(tuple(m), []).append(t)
+    for m, ts in groups.items():
+        if args.deadline and time.time() > args.deadline:
+            break
+
+        def on_fail(tid, why, m=m):
+            r = {"task": tid, "modes": {k: {"status": f"task_failed: {why}"} for k in m}}
+            on_row(r)
+            return r
+        got = {}
+        sg.drive(worker_cmd(args, m), ts, args.task_timeout, on_row, on_fail, got)
     counts = write()
     print(json.dumps(counts))
     return 0

@@ -346,6 +346,9 @@ def lines_of(p, timeout_s):
             yield line.decode(errors="replace")
 
 
+DEADLINE_EXIT = 75  # a child that stops before its next task because its --deadline has passed
+
+
 def drive(cmd, tasks, task_timeout, on_row, on_fail, rows):
     """Runs `cmd --task T...` as a child that prints one JSON row per task, restarting it after
     a crash, a sticky CUDA error (exit 17) or a task that hangs past task_timeout: the task it
@@ -366,6 +369,8 @@ def drive(cmd, tasks, task_timeout, on_row, on_fail, rows):
             rows[r["task"]] = r
             on_row(r)
         p.wait()
+        if p.returncode == DEADLINE_EXIT:  # the child's time is up: the rest waits for another run
+            return
         done = [t for t in todo if t in rows]
         barren = 0 if done else barren + 1
         rest = [t for t in todo if t not in rows]
