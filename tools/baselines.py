@@ -89,7 +89,9 @@ def build_ref_graph(torch, e, pars, ins_sets, st):
     graphs, _ = capture(torch, calls, st)
     graphs[0].replay()
     st.synchronize()
-    build_mode.keep = (keep, ptr_sets)  # the pointer arrays must outlive the graphs
+    # the reference is bound to outs from here on (the timed reference calls included), and the
+    # graphs hold the pointer arrays: all of them must outlive the task
+    build_mode.keep = (keep, ptr_sets, outs)
     return [g.replay for g in graphs], outs, time.time() - t0
 
 
@@ -181,8 +183,11 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
                         row[mode] = {"status": fail_status(mode, ex)}
                     torch._dynamo.reset()
                 return row
-            # a copy: the reference writes into its outputs again every time it is timed
-            ref_outs = [o.clone() for o in sg.run_ref(torch, e, "cuda", ins0, pars, st.cuda_stream)]
+            # the buffers the reference is bound to stay alive for the whole task: every timed
+            # call writes them (freed, they would be handed to other tensors, or released to the
+            # driver by the empty_cache() that a graph capture starts with); compared: a copy
+            ref_bound = sg.run_ref(torch, e, "cuda", ins0, pars, st.cuda_stream)
+            ref_outs = [o.clone() for o in ref_bound]
         st.synchronize()
         ptr_sets = [sg.ptrs(ins0), sg.ptrs(ins1)]
         ref = rotating([lambda p=p: e.check(e.lib.cl1_embed_forward(e.h, p), "forward") for p in ptr_sets])
@@ -197,6 +202,7 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
                     raise
             if mode in COMPILED:
                 torch._dynamo.reset()  # the next task's model compiles afresh
+        del ref_bound
         return row
     finally:
         torch.backends.cudnn.allow_tf32 = True
@@ -226,7 +232,8 @@ def worker(args):
             torch.cuda.empty_cache()
         except Exception as ex:  # a sticky fault: report the row, then restart (exit 17)
             r["modes"] = {k: (v if v.get("status") == "ok" else
-                              {"status": f"cuda_fault: {type(ex).__name__}: {str(ex)[:200]}"})
+                              {"status": f"cuda_fault: {type(ex).__name__}: {str(ex)[:200]}",
+                               "before": v.get("status", "")})
                           for k, v in r["modes"].items()}
             print(json.dumps(r), flush=True)
             os._exit(17)
