@@ -358,6 +358,8 @@ def main():
                     help="compile the pending torch.compile modes in N processes first, filling the caches")
     ap.add_argument("--precompile-s", type=float, default=0,
                     help="stop starting precompile tasks after this many seconds (0: only --deadline)")
+    ap.add_argument("--precompile-only", action="store_true",
+                    help="only fill the compile caches (with --precompile N); --out is read, not written")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--compile-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -426,6 +428,8 @@ def main():
 
     if args.precompile and need and not (args.deadline and time.time() > args.deadline):
         precompile(args, need)
+    if args.precompile_only:
+        return 0
     groups = {}
     for t, m in need.items():
         groups.setdefault(tuple(m), []).append(t)
