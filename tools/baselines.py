@@ -82,16 +82,12 @@ def build_ref_graph(torch, e, pars, ins_sets, st):
     up for the capture) are compared like any mode's."""
     t0 = time.time()
     outs = sg.alloc(torch, e.meta["outputs"], "cuda")
-    keep = (sg.ptrs(pars), sg.ptrs(outs))
-    e.check(e.lib.cl1_embed_setup(e.h, keep[0], keep[1], st.cuda_stream), "setup")
+    e.setup(pars, outs, st.cuda_stream)  # the timed reference calls write these from now on
     ptr_sets = [sg.ptrs(ins) for ins in ins_sets]
     calls = [lambda p=p: e.check(e.lib.cl1_embed_forward(e.h, p), "forward") for p in ptr_sets]
     graphs, _ = capture(torch, calls, st)
     graphs[0].replay()
     st.synchronize()
-    # the reference is bound to outs from here on (the timed reference calls included), and the
-    # graphs hold the pointer arrays: all of them must outlive the task
-    build_mode.keep = (keep, ptr_sets, outs)
     return [g.replay for g in graphs], outs, time.time() - t0
 
 
@@ -155,6 +151,11 @@ def measure_mode(torch, e, mode, model, pars, ins_sets, ref_outs, ref, flush, st
     return r
 
 
+def sticky(text):
+    """A CUDA error that leaves the context unusable: the worker must restart after the row."""
+    return "CUDA error" in text or "illegal" in text
+
+
 def fail_status(mode, ex):
     msg = str(ex).strip().splitlines()[0][:300] if str(ex).strip() else ""
     kind = {"graph": "capture_failed", "ref-graph": "capture_failed",
@@ -183,11 +184,8 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
                         row[mode] = {"status": fail_status(mode, ex)}
                     torch._dynamo.reset()
                 return row
-            # the buffers the reference is bound to stay alive for the whole task: every timed
-            # call writes them (freed, they would be handed to other tensors, or released to the
-            # driver by the empty_cache() that a graph capture starts with); compared: a copy
-            ref_bound = sg.run_ref(torch, e, "cuda", ins0, pars, st.cuda_stream)
-            ref_outs = [o.clone() for o in ref_bound]
+            # a copy: the reference writes its bound outputs again every time it is timed
+            ref_outs = [o.clone() for o in sg.run_ref(torch, e, "cuda", ins0, pars, st.cuda_stream)]
         st.synchronize()
         ptr_sets = [sg.ptrs(ins0), sg.ptrs(ins1)]
         ref = rotating([lambda p=p: e.check(e.lib.cl1_embed_forward(e.h, p), "forward") for p in ptr_sets])
@@ -198,11 +196,10 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
                                          flush, st, budget_s)
             except Exception as ex:  # a mode that cannot run is a result, not a crash
                 row[mode] = {"status": fail_status(mode, ex)}
-                if "CUDA error" in str(ex) or "illegal" in str(ex):
+                if sticky(str(ex)):
                     raise
             if mode in COMPILED:
                 torch._dynamo.reset()  # the next task's model compiles afresh
-        del ref_bound
         return row
     finally:
         torch.backends.cudnn.allow_tf32 = True
@@ -210,6 +207,8 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
 
 
 def worker(args):
+    if args.compile_only:  # one of many at once: one Inductor compile thread each
+        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
     import torch
     sg.DTYPES.update({"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
                       "f64": torch.float64, "i32": torch.int32, "i64": torch.int64,
@@ -238,8 +237,7 @@ def worker(args):
             print(json.dumps(r), flush=True)
             os._exit(17)
         print(json.dumps(r), flush=True)
-        if any("CUDA error" in v.get("status", "") or "illegal" in v.get("status", "")
-               for v in r["modes"].values()):
+        if any(sticky(v.get("status", "")) for v in r["modes"].values()):
             os._exit(17)
     return 0
 
@@ -274,8 +272,9 @@ def cells(path):
 
 def pick_resume(paths):
     """The copy with the most cells (the first on a tie), or None when none can be read."""
-    best = max(paths, key=cells) if paths else None
-    return best if best and cells(best) >= 0 else None
+    n = [cells(p) for p in paths]  # each file read once
+    best = max(range(len(paths)), key=lambda i: (n[i], -i), default=None)
+    return paths[best] if best is not None and n[best] >= 0 else None
 
 
 def worker_cmd(args, modes, compile_only=False, deadline=None):
@@ -289,7 +288,7 @@ def worker_cmd(args, modes, compile_only=False, deadline=None):
 
 def precompile(args, need):
     """Compiles the torch.compile modes of the pending tasks in args.precompile processes at
-    once (one Inductor compile thread each), level 3 first: the largest graphs take longest."""
+    once, level 3 first: the largest graphs take longest."""
     import threading
     todo = sorted((t for t, m in need.items() if any(k in COMPILED for k in m)),
                   key=lambda t: (-int(t.split("/")[0][5:]), t))
@@ -315,21 +314,12 @@ def precompile(args, need):
     stop = min(args.deadline or float("inf"), time.time() + (args.precompile_s or float("inf")))
     cmd = worker_cmd(args, modes, compile_only=True, deadline=0 if stop == float("inf") else stop)
 
-    def one(part):
-        sg.drive(cmd, part, args.task_timeout, on_row, on_fail, {})
-    env0 = os.environ.get("TORCHINDUCTOR_COMPILE_THREADS")
-    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-    try:
-        th = [threading.Thread(target=one, args=(p,)) for p in parts]
-        for x in th:
-            x.start()
-        for x in th:
-            x.join()
-    finally:
-        if env0 is None:
-            del os.environ["TORCHINDUCTOR_COMPILE_THREADS"]
-        else:
-            os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = env0
+    th = [threading.Thread(target=sg.drive, args=(cmd, p, args.task_timeout, on_row, on_fail, {}))
+          for p in parts]
+    for x in th:
+        x.start()
+    for x in th:
+        x.join()
     print(f"precompiled {done[0]} tasks ({done[1]} with a failed mode) of {len(todo)} "
           f"in {time.time() - t0:.0f} s with {n} processes", flush=True)
 
@@ -421,7 +411,8 @@ def main():
     def on_row(r):  # also the row of a task its worker died in (on_fail's)
         bits = " ".join(f"{m}:{v['median_ms']:.4f}" if v.get("status") == "ok" else f"{m}:FAIL"
                         for m, v in r["modes"].items())
-        print(f"{r['task']} ref {r['modes'].get('eager', {}).get('ref_ms') or 0:.4f} ms | {bits}", flush=True)
+        ref_ms = next((v["ref_ms"] for v in r["modes"].values() if v.get("ref_ms")), 0)
+        print(f"{r['task']} ref {ref_ms:.4f} ms | {bits}", flush=True)
         run["cells"] += len(r["modes"])
         rows[r["task"]] = merge(rows.get(r["task"]), r)
         write()

@@ -61,6 +61,14 @@ class Embed:
         if not self.h:
             raise RuntimeError(err.value.decode(errors="replace"))
         self.meta = json.loads(lib.cl1_embed_describe(self.h).decode())
+        self.bound = None
+
+    def setup(self, pars, outs, stream):
+        """Binds the reference to params pars and output buffers outs. The instance keeps them
+        until it is bound again or closed: every later forward writes outs, and a freed buffer
+        would be handed to another tensor or unmapped (a graph capture empties the cache)."""
+        self.bound = (pars, outs)
+        self.check(self.lib.cl1_embed_setup(self.h, ptrs(pars), ptrs(outs), stream), "setup")
 
     def error(self):
         return self.lib.cl1_embed_error(self.h).decode(errors="replace")
@@ -73,6 +81,7 @@ class Embed:
         if self.h:
             self.lib.cl1_embed_close(self.h)
             self.h = None
+            self.bound = None
 
 
 def load_lib(build):
@@ -115,8 +124,7 @@ def generate(torch, e, dev, seed):
 
 def run_ref(torch, e, dev, ins, pars, stream=None):
     outs = alloc(torch, e.meta["outputs"], dev)
-    keep = (ptrs(pars), ptrs(outs))
-    e.check(e.lib.cl1_embed_setup(e.h, keep[0], keep[1], stream), "setup")
+    e.setup(pars, outs, stream)
     e.check(e.lib.cl1_embed_forward(e.h, ptrs(ins)), "forward")
     e.check(e.lib.cl1_embed_sync(e.h), "sync")
     return outs
