@@ -26,6 +26,20 @@ def stats(xs):
     return med, geo, xs[0], xs[-1]
 
 
+def provenance(d):
+    """Which commit measured which modes, and when: a file filled over several runs (issue 6's
+    resumable passes) holds modes measured at different commits."""
+    runs = d.get("runs") or [{"commit": d.get("commit", "?"), "date": d.get("date", "?"),
+                              "modes": d.get("modes") or []}]
+    runs = [r for r in runs if r.get("cells") != 0] or runs  # a resumed call that measured nothing
+    groups = {}
+    for r in runs:
+        key = (str(r.get("commit", "?"))[:7], ", ".join(r.get("modes") or []))
+        groups.setdefault(key, []).append(str(r.get("date", "?")))
+    return "; ".join(f"{modes or '?'} at {commit} ({min(ds)}" + (f" to {max(ds)}, {len(ds)} runs)" if len(ds) > 1 else ")")
+                     for (commit, modes), ds in groups.items())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("files", nargs="+")
@@ -45,8 +59,8 @@ def main():
         except (OSError, ValueError) as ex:
             print(f"baseline_table: {f}: {ex}", file=sys.stderr)
             return 1
-        meta.append(f"{f}: {d.get('gpu', '?')}, driver {d.get('driver', '?')}, torch {d.get('torch', '?')}, "
-                    f"commit {d.get('commit', '?')}, {d.get('date', '?')}")
+        meta.append(f"{f}: {d.get('gpu', '?')}, driver {d.get('driver', '?')}, torch {d.get('torch', '?')}; "
+                    + provenance(d))
         for level in per_level:  # every level and mode gets a row, measured or not
             for m in d.get("modes") or []:
                 cells.setdefault((d["shapes"], level, m), {"ratios": [], "failed": []})

@@ -263,6 +263,13 @@ def merge(old, new):
     return new
 
 
+def shown_runs(runs):
+    """The runs a file lists: those that measured a cell; the last one alone when none did (so the
+    file still says which commit and date made it). A resumed call that found nothing left to
+    measure would otherwise add an empty entry each time."""
+    return [r for r in runs if r.get("cells")] or runs[-1:]
+
+
 def cells(path):
     try:
         return sum(len(r["modes"]) for r in json.load(open(path))["results"])
@@ -392,8 +399,8 @@ def main():
     runs.append(run)
 
     def write():
-        doc = dict(env, runs=runs, results=[rows[t] for t in tasks if t in rows])
-        doc["commit"], doc["date"] = runs[-1]["commit"], runs[-1]["date"]
+        doc = dict(env, runs=shown_runs(runs), results=[rows[t] for t in tasks if t in rows])
+        doc["commit"], doc["date"] = doc["runs"][-1]["commit"], doc["runs"][-1]["date"]
         doc["modes"] = [m for m in MODES if any(m in r["modes"] for r in doc["results"])]
         counts = {}
         for r in doc["results"]:

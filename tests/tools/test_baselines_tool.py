@@ -51,6 +51,12 @@ class Bookkeeping(unittest.TestCase):
         self.assertEqual(bl.pick_resume([a, a]), a)
         self.assertIsNone(bl.pick_resume([bad, os.path.join(d, "absent.json")]))
 
+    def test_a_run_that_measured_nothing_is_not_listed(self):
+        a, empty = {"commit": "a", "cells": 12}, {"commit": "b", "cells": 0}
+        self.assertEqual(bl.shown_runs([a, empty]), [a])
+        self.assertEqual(bl.shown_runs([a, empty, dict(empty, cells=2)]), [a, dict(empty, cells=2)])
+        self.assertEqual(bl.shown_runs([empty]), [empty])  # the file still names who made it
+
 
 class Table(unittest.TestCase):
     def setUp(self):
@@ -60,7 +66,12 @@ class Table(unittest.TestCase):
             os.makedirs(os.path.join(self.suite, t))
             open(os.path.join(self.suite, t, "task.json"), "w").write("{}")
         self.doc = os.path.join(self.dir, "baselines-small.json")
-        json.dump({"tool": "tools/baselines.py", "shapes": "small", "modes": ["eager", "graph"], "results": [
+        runs = [{"commit": "aaaaaaa1", "date": "D1", "modes": ["eager"], "cells": 3},
+                {"commit": "bbbbbbb2", "date": "D2", "modes": ["graph"], "cells": 1},
+                {"commit": "bbbbbbb2", "date": "D3", "modes": ["graph"], "cells": 1},
+                {"commit": "ccccccc3", "date": "D4", "modes": ["graph"], "cells": 0}]
+        json.dump({"tool": "tools/baselines.py", "shapes": "small", "modes": ["eager", "graph"], "runs": runs,
+                   "results": [
             {"task": "level1/1_A", "modes": {"eager": dict(OK, median_ms=2.0), "graph": dict(OK, median_ms=0.5)}},
             {"task": "level1/2_B", "modes": {"eager": dict(OK, median_ms=4.0),
                                              "graph": {"status": "capture_failed: RuntimeError: x"}}}]},
@@ -89,6 +100,12 @@ class Table(unittest.TestCase):
         self.assertEqual(graph[6], "0.50")
         self.assertEqual(self.row(p.stdout, "level2", "eager")[3:6], ["0", "0", "1"])
         self.assertIn("2_B (capture_failed)", p.stdout)
+
+    def test_header_says_which_commit_measured_which_modes(self):
+        p = self.run_tool(self.doc)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("eager at aaaaaaa (D1); graph at bbbbbbb (D2 to D3, 2 runs)", p.stdout)
+        self.assertNotIn("ccccccc", p.stdout)  # its run measured nothing
 
     def test_rejects_a_file_that_is_not_a_baselines_file(self):
         bad = os.path.join(self.dir, "x.json")
