@@ -32,13 +32,17 @@ died with its worker is tried again), and --deadline stops cleanly before the ne
 the session's time is spent. torch.compile's compilation is most of the time and runs on the CPU:
 --precompile N first compiles the pending tasks in N processes at once (no timing: that would
 share the GPU), filling Inductor's on-disk caches, so the timed pass that follows, one process
-alone on the GPU, loads its graphs from the cache instead of compiling them.
+alone on the GPU, loads its graphs from the cache instead of compiling them. The (task, mode)
+pairs compiled so are listed inside that cache directory (TORCHINDUCTOR_CACHE_DIR, set here when
+unset): a later --precompile on the same machine skips them, and on a fresh machine, whose cache
+is empty, the list is gone with it.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -293,12 +297,46 @@ def worker_cmd(args, modes, compile_only=False, deadline=None):
             + (["--compile-only"] if compile_only else []))
 
 
+def inductor_cache():
+    """Inductor's cache directory, fixed here (and inherited by every worker) so that the list of
+    what was precompiled can live inside it and share its lifetime."""
+    d = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if not d:
+        d = os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), "cudal1-inductor")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def precompiled_path(args):
+    return os.path.join(inductor_cache(), f"cudal1-precompiled-{args.shapes}-seed{args.seed}.txt")
+
+
+def read_precompiled(path):
+    """{(task, mode)} from the list precompile() appends to; absent or unreadable: none."""
+    try:
+        with open(path) as f:
+            return {tuple(line.split()) for line in f if len(line.split()) == 2}
+    except OSError:
+        return set()
+
+
+def precompile_todo(need, done):
+    """The tasks with a compiled mode still pending that is not already in Inductor's cache
+    (done), level 3 first: the largest graphs take longest."""
+    return sorted((t for t, m in need.items() if any(k in COMPILED and (t, k) not in done for k in m)),
+                  key=lambda t: (-int(t.split("/")[0][5:]), t))
+
+
 def precompile(args, need):
     """Compiles the torch.compile modes of the pending tasks in args.precompile processes at
-    once, level 3 first: the largest graphs take longest."""
+    once; each task compiled without error is listed in precompiled_path()."""
     import threading
-    todo = sorted((t for t, m in need.items() if any(k in COMPILED for k in m)),
-                  key=lambda t: (-int(t.split("/")[0][5:]), t))
+    listed = precompiled_path(args)
+    done_before = read_precompiled(listed)
+    todo = precompile_todo(need, done_before)
+    skipped = sum(1 for t in need if any(k in COMPILED for k in need[t])) - len(todo)
+    if skipped:
+        print(f"precompile: {skipped} tasks already in Inductor's cache ({listed})", flush=True)
     if not todo:
         return
     n = max(1, min(args.precompile, len(todo)))
@@ -312,6 +350,8 @@ def precompile(args, need):
             done[0 if not bad else 1] += 1
             if bad:
                 print(f"precompile {r['task']}: {r['modes'][bad[0]]['status'][:160]}", flush=True)
+            with open(listed, "a") as f:
+                f.writelines(f"{r['task']} {k}\n" for k in r["modes"] if k not in bad)
 
     def on_fail(tid, why):
         r = {"task": tid, "modes": {k: {"status": f"task_failed: {why}"} for k in modes}}
@@ -367,6 +407,7 @@ def main():
         return worker(args)
     if not args.out:
         ap.error("--out FILE is required")
+    inductor_cache()  # before torch is imported: every worker, precompiling or timed, shares it
     tasks = args.task or sg.find_tasks(os.path.join(sg.ROOT, "suite"), args.level or None)
     modes = args.modes.split(",")
     run = {"commit": os.environ.get("CL1_COMMIT", ""),

@@ -51,6 +51,32 @@ class Bookkeeping(unittest.TestCase):
         self.assertEqual(bl.pick_resume([a, a]), a)
         self.assertIsNone(bl.pick_resume([bad, os.path.join(d, "absent.json")]))
 
+    def test_precompile_skips_what_inductor_already_holds(self):
+        need = {"level1/1_A": ["eager", "compile"], "level3/2_B": ["compile", "reduce-overhead"],
+                "level2/3_C": ["graph"], "level1/4_D": ["reduce-overhead"]}
+        self.assertEqual(bl.precompile_todo(need, set()), ["level3/2_B", "level1/1_A", "level1/4_D"])
+        done = {("level3/2_B", "compile"), ("level1/1_A", "compile"), ("level1/4_D", "compile")}
+        # 2_B still owes reduce-overhead; 4_D's listed compile is not the mode it owes
+        self.assertEqual(bl.precompile_todo(need, done), ["level3/2_B", "level1/4_D"])
+        path = os.path.join(tempfile.mkdtemp(), "list.txt")
+        self.assertEqual(bl.read_precompiled(path), set())  # absent: a fresh machine's empty cache
+        open(path, "w").write("level1/1_A compile\nlevel3/2_B reduce-overhead\ntorn-line\n")
+        self.assertEqual(bl.read_precompiled(path), {("level1/1_A", "compile"), ("level3/2_B", "reduce-overhead")})
+
+    def test_the_precompiled_list_lives_in_inductors_cache(self):
+        d = tempfile.mkdtemp()
+        old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+        try:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(d, "ind")
+            args = type("A", (), {"shapes": "large", "seed": 1})()
+            self.assertEqual(bl.precompiled_path(args), os.path.join(d, "ind", "cudal1-precompiled-large-seed1.txt"))
+            self.assertTrue(os.path.isdir(os.path.join(d, "ind")))
+        finally:
+            if old is None:
+                os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+            else:
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+
     def test_a_run_that_measured_nothing_is_not_listed(self):
         a, empty = {"commit": "a", "cells": 12}, {"commit": "b", "cells": 0}
         self.assertEqual(bl.shown_runs([a, empty]), [a])
