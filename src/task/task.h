@@ -21,6 +21,7 @@ int cl1_shapes_parse(const char *s);           /* -1 if unknown */
 const char *cl1_dtype_name(int dtype);         /* "f32", ... */
 int cl1_dtype_parse(const char *s);            /* accepts "f32" and "float32" forms; -1 if unknown */
 size_t cl1_dtype_size(int dtype);
+const char *cl1_task_group_name(int g);        /* 0: "inputs", 1: "params", 2: "outputs" */
 
 /* An init distribution as written: kind + numbers or dim expressions (fan_in). */
 typedef enum {
