@@ -19,6 +19,14 @@ static cl1_parsed parse(const char *text, const char *lang) {
   return p;
 }
 
+/* Parses text, expects status ok and exactly code. */
+static void expect_code(const char *text, const char *lang, const char *code) {
+  cl1_parsed p = parse(text, lang);
+  assert_int_equal(p.status, CL1_PARSE_OK);
+  assert_string_equal(p.code, code);
+  cl1_parsed_free(&p);
+}
+
 #define KERNEL "#include <cudal1/solution.h>\nCL1_EXPORT int cl1_forward(const cl1_call *c) {\n" \
                "  return 0;\n}\n"
 
@@ -81,19 +89,16 @@ static void test_prefer_code_section(void **st) {
   assert_string_equal(p.code, "int main_one;\n");
   cl1_parsed_free(&p);
   /* sub-headings inside the section keep it open */
-  p = parse("## Code Implementation\n### Kernel\n```cuda\nint k;\n```\n", "cuda");
-  assert_string_equal(p.code, "int k;\n");
-  cl1_parsed_free(&p);
+  expect_code("## Code Implementation\n### Kernel\n```cuda\nint k;\n```\n", "cuda", "int k;\n");
   /* a Code Implementation section without code: the last block elsewhere */
-  p = parse("```cuda\nint early;\n```\n## Code Implementation\nsee above\n", "cuda");
-  assert_int_equal(p.status, CL1_PARSE_OK);
-  assert_string_equal(p.code, "int early;\n");
-  cl1_parsed_free(&p);
+  expect_code("```cuda\nint early;\n```\n## Code Implementation\nsee above\n", "cuda",
+              "int early;\n");
 }
 
 static void test_truncated(void **st) {
   (void)st;
-  cl1_parsed p = parse("## Code Implementation\n```cuda\n#include <cudal1/solution.h>\nint f(", "cuda");
+  cl1_parsed p = parse("## Code Implementation\n```cuda\n#include <cudal1/solution.h>\nint f(",
+                       "cuda");
   assert_int_equal(p.status, CL1_PARSE_TRUNCATED);
   assert_null(p.code);
   assert_non_null(strstr(p.note, "line 2"));
@@ -105,10 +110,7 @@ static void test_truncated(void **st) {
   assert_string_equal(p.analysis, "```cuda\nint v1;\n```\nImproved:");
   cl1_parsed_free(&p);
   /* a stray closing fence after the answer is not a truncation */
-  p = parse("```cuda\nint ok;\n```\n```\nthanks\n", "cuda");
-  assert_int_equal(p.status, CL1_PARSE_OK);
-  assert_string_equal(p.code, "int ok;\n");
-  cl1_parsed_free(&p);
+  expect_code("```cuda\nint ok;\n```\n```\nthanks\n", "cuda", "int ok;\n");
   /* an untagged open block with no complete code before it is half a file */
   p = parse("```\n#include <x.h>\nint a", "cuda");
   assert_int_equal(p.status, CL1_PARSE_TRUNCATED);
@@ -158,9 +160,7 @@ static void test_languages(void **st) {
   assert_int_equal(p.status, CL1_PARSE_NO_CODE);
   cl1_parsed_free(&p);
   /* host: the c block wins over a later cuda one */
-  p = parse("```c\nint host;\n```\n```cuda\nint dev;\n```\n", "host");
-  assert_string_equal(p.code, "int host;\n");
-  cl1_parsed_free(&p);
+  expect_code("```c\nint host;\n```\n```cuda\nint dev;\n```\n", "host", "int host;\n");
 }
 
 static void test_fences(void **st) {
@@ -170,23 +170,14 @@ static void test_fences(void **st) {
   assert_string_equal(p.code, "int t;\n");
   cl1_parsed_free(&p);
   /* a 4-backtick fence holds a ``` line; a shorter fence does not close it */
-  p = parse("````cuda\nint a; // ```\n```\nint b;\n````\n", "cuda");
-  assert_int_equal(p.status, CL1_PARSE_OK);
-  assert_string_equal(p.code, "int a; // ```\n```\nint b;\n");
-  cl1_parsed_free(&p);
+  expect_code("````cuda\nint a; // ```\n```\nint b;\n````\n", "cuda",
+              "int a; // ```\n```\nint b;\n");
   /* ~~~ inside a ``` block is content */
-  p = parse("```cuda\nint a;\n~~~\nint b;\n```\n", "cuda");
-  assert_string_equal(p.code, "int a;\n~~~\nint b;\n");
-  cl1_parsed_free(&p);
+  expect_code("```cuda\nint a;\n~~~\nint b;\n```\n", "cuda", "int a;\n~~~\nint b;\n");
   /* an indented fence (inside a list item) */
-  p = parse("1. The code:\n   ```cuda\n   int i;\n   ```\n", "cuda");
-  assert_int_equal(p.status, CL1_PARSE_OK);
-  assert_string_equal(p.code, "   int i;\n");
-  cl1_parsed_free(&p);
+  expect_code("1. The code:\n   ```cuda\n   int i;\n   ```\n", "cuda", "   int i;\n");
   /* inline triple backticks on one line are not a fence */
-  p = parse("Use ```cuda x``` here.\n```cuda\nint real;\n```\n", "cuda");
-  assert_string_equal(p.code, "int real;\n");
-  cl1_parsed_free(&p);
+  expect_code("Use ```cuda x``` here.\n```cuda\nint real;\n```\n", "cuda", "int real;\n");
   /* a longer closing fence closes */
   p = parse("```cuda\nint l;\n`````\n", "cuda");
   assert_int_equal(p.status, CL1_PARSE_OK);
@@ -203,10 +194,7 @@ static void test_nested_wrapper(void **st) {
   assert_non_null(strstr(p.analysis, "slow loads"));
   cl1_parsed_free(&p);
   /* an untagged wrapper is not code itself */
-  p = parse("```\nintro\n```cuda\nint inner;\n```\n```\n", "cuda");
-  assert_int_equal(p.status, CL1_PARSE_OK);
-  assert_string_equal(p.code, "int inner;\n");
-  cl1_parsed_free(&p);
+  expect_code("```\nintro\n```cuda\nint inner;\n```\n```\n", "cuda", "int inner;\n");
 }
 
 static void test_crlf(void **st) {
