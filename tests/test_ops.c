@@ -1,7 +1,8 @@
 /* test_ops.c — the host op library (build/libcl1ops_host.so, loaded with dlopen because the test
  * binaries do not link it) against naive references written here, on small random data
  * including edge sizes: empty, single element, odd lengths, padding/stride/dilation/groups. */
-#include "harness.h"
+#define OPS_SEED 88172645463325252ull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -18,46 +19,11 @@ typedef int (*bias_fn)(void *, const float *, const float *, float *, int64_t, i
 typedef int (*conv_fn)(void *, const float *, const float *, const float *, float *,
                        const cl1_conv2d_desc *);
 
-static void *g_lib;
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static uint64_t g_rng = 88172645463325252ull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
-}
 static float *rnd(int64_t n, float scale, float offset) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
   assert_non_null(p);
   for (int64_t i = 0; i < n; i++) p[i] = offset + scale * frand();
   return p;
-}
-static float *poisoned(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  assert_non_null(p);
-  for (int64_t i = 0; i < n; i++) p[i] = NAN;
-  return p;
-}
-
-/* |got - want| <= atol + rtol |want| for every element; names the first bad one. */
-static void close_all(const char *what, const float *got, const double *want, int64_t n,
-                      double atol, double rtol) {
-  for (int64_t i = 0; i < n; i++) {
-    double e = fabs((double)got[i] - want[i]);
-    if (!(e <= atol + rtol * fabs(want[i])))
-      fail_msg("%s: element %lld: got %.9g want %.9g", what, (long long)i, got[i], want[i]);
-  }
 }
 
 static void test_relu(void **state) {

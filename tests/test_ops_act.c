@@ -2,7 +2,8 @@
  * cl1_op_log_softmax in build/libcl1ops_host.so, loaded with dlopen) against naive references
  * written here in other forms (sigmoid via tanh, GELU via erfc, ...), on random data plus the
  * branch points (0, +-3, the softplus threshold, NaN) and edge sizes (0, 1, odd lengths). */
-#include "harness.h"
+#define OPS_SEED 0x9E3779B97F4A7C15ull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -11,25 +12,6 @@ typedef int (*unary_fn)(void *, cl1_unary_kind, const float *, float *, int64_t,
 typedef int (*binary_fn)(void *, cl1_binary_kind, const float *, const float *, float *, int64_t);
 typedef int (*lsm_fn)(void *, const float *, float *, int64_t, int64_t);
 
-static void *g_lib;
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
-}
 /* n values: the branch points first (as many as fit), then uniform in [-scale, scale). */
 static float *rnd(int64_t n, float scale) {
   static const float special[] = {0.f, -0.f, 3.f, -3.f, 20.f, 20.5f, 19.5f, -30.f, 1.f, -1.f,
@@ -39,22 +21,6 @@ static float *rnd(int64_t n, float scale) {
   for (int64_t i = 0; i < n; i++)
     p[i] = i < (int64_t)(sizeof special / sizeof *special) ? special[i] : scale * frand();
   return p;
-}
-static float *poisoned(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  assert_non_null(p);
-  for (int64_t i = 0; i < n; i++) p[i] = NAN;
-  return p;
-}
-
-/* |got - want| <= atol + rtol |want| for every element; names the first bad one. */
-static void close_all(const char *what, const float *got, const double *want, int64_t n,
-                      double atol, double rtol) {
-  for (int64_t i = 0; i < n; i++) {
-    double e = fabs((double)got[i] - want[i]);
-    if (!(e <= atol + rtol * fabs(want[i])))
-      fail_msg("%s: element %lld: got %.9g want %.9g", what, (long long)i, got[i], want[i]);
-  }
 }
 
 /* The naive references: PyTorch's documented definitions, written differently from unary.c. */

@@ -2,7 +2,8 @@
  * dlopen) against a naive N-d cross-correlation written here from the documented layouts, on tiny
  * random data: 1-d, 2-d and 3-d, groups, stride, padding, dilation, bias, size-1 outputs, an
  * empty batch; against the existing host cl1_op_conv2d for 2-d; and rejection of bad args. */
-#include "harness.h"
+#define OPS_SEED 0x2545F4914F6CDD1Dull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -12,35 +13,10 @@ typedef int (*convnd_fn)(void *, const float *, const float *, const float *, fl
 typedef int (*conv2d_fn)(void *, const float *, const float *, const float *, float *,
                          const cl1_conv2d_desc *);
 
-static void *g_lib;
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
-}
 static float *rnd(int64_t n) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
   assert_non_null(p);
   for (int64_t i = 0; i < n; i++) p[i] = frand();
-  return p;
-}
-static float *poisoned(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  assert_non_null(p);
-  for (int64_t i = 0; i < n; i++) p[i] = NAN;
   return p;
 }
 

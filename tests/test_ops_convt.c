@@ -2,7 +2,8 @@
  * build/libcl1ops_host.so, loaded with dlopen) against a naive gather formulation written here
  * (each output element sums the taps whose scatter lands on it), on tiny random shapes covering
  * 1-d/2-d/3-d, groups, stride, padding, output_padding, dilation, bias and argument errors. */
-#include "harness.h"
+#define OPS_SEED 0x9E3779B97F4A7C15ull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -10,25 +11,12 @@
 typedef int (*convt_fn)(void *, const float *, const float *, const float *, float *,
                         const cl1_convt_desc *);
 
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
 static convt_fn get_fn(void) {
   convt_fn f = (convt_fn)dlsym(g_lib, "cl1_op_convtnd");
   if (!f) fail_msg("cl1_op_convtnd: %s", dlerror());
   return f;
 }
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
-}
 static float *rnd(int64_t n) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
   assert_non_null(p);

@@ -3,7 +3,8 @@
  * with dlopen) against naive references written here in other forms (unshifted sums in long
  * double, piecewise formulas, broadcasting by operand shape), on random data, the special
  * values (+-inf, NaN, branch points) and edge sizes (empty, 1, odd). */
-#include "harness.h"
+#define OPS_SEED 0x2545F4914F6CDD1Dull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -14,56 +15,16 @@ typedef int (*ue_fn)(void *, int, const float *, float *, int64_t, double);
 typedef int (*bc_fn)(void *, int, const float *, const int64_t *, const float *,
                      const int64_t *, float *, const int64_t *);
 
-static void *g_lib;
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
-}
 static float *rnd(int64_t n, float scale) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
   assert_non_null(p);
   for (int64_t i = 0; i < n; i++) p[i] = scale * frand();
   return p;
 }
-static float *poisoned(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  assert_non_null(p);
-  for (int64_t i = 0; i < n; i++) p[i] = NAN;
-  return p;
-}
 static double *dbl(int64_t n) {
   double *p = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   assert_non_null(p);
   return p;
-}
-
-/* |got - want| <= atol + rtol |want|; NaN and infinities must match exactly. */
-static void close_all(const char *what, const float *got, const double *want, int64_t n,
-                      double atol, double rtol) {
-  for (int64_t i = 0; i < n; i++) {
-    double g = got[i], w = want[i];
-    if (isnan(w) || isinf(w)) {
-      if (isnan(w) ? !isnan(g) : g != w)
-        fail_msg("%s: element %lld: got %.9g want %.9g", what, (long long)i, g, w);
-      continue;
-    }
-    if (!(fabs(g - w) <= atol + rtol * fabs(w)))
-      fail_msg("%s: element %lld: got %.9g want %.9g", what, (long long)i, g, w);
-  }
 }
 
 static void test_logsumexp(void **state) {

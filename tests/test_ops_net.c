@@ -1,19 +1,11 @@
 /* test_ops_net.c — the level-3 data-movement ops of the host op library (cl1_op_cat_part in
  * build/libcl1ops_host.so, loaded with dlopen): torch.cat of three parts along dims 0, 1 and
  * the last dim against index arithmetic written here, and the argument checks. */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include "cudal1/ops.h"
 
 typedef int (*cat_fn)(void *, const float *, float *, int64_t, int64_t, int64_t, int64_t);
-
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
 
 static cat_fn cat(void) {
   cat_fn f = (cat_fn)dlsym(g_lib, "cl1_op_cat_part");

@@ -3,7 +3,7 @@
  * in double, for U-Net's kernel 2 / stride 2 with bias, an odd 1-d case with padding, output
  * padding, dilation and groups, plus an empty batch and the argument checks: the flag must not
  * change what is accepted or computed on the host (it only selects cuDNN's FMA math). */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,19 +12,6 @@
 typedef int (*convt_fn)(void *, const float *, const float *, const float *, float *,
                         const cl1_convt_desc *);
 
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
 #define CONVT ((convt_fn)sym("cl1_op_convtnd"))
 
 static float frand(unsigned *s) {

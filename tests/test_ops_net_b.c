@@ -1,7 +1,7 @@
 /* test_ops_net_b.c — the net_b ops of the host op library (build/libcl1ops_host.so, loaded with
  * dlopen): cl1_op_upload, cl1_op_gather_rows and cl1_op_roll2 against index arithmetic written
  * here (torch.roll's definition: y[(i + s) mod d] = x[i]), edge sizes and argument checks. */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <string.h>
 #include "cudal1/ops.h"
@@ -11,19 +11,6 @@ typedef int (*gather_fn)(void *, const float *, const int64_t *, float *, int64_
                          int64_t);
 typedef int (*roll_fn)(void *, const float *, float *, int64_t, int64_t, int64_t, int64_t,
                        int64_t, int64_t);
-
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-static void *sym(const char *name) {
-  void *f = dlsym(g_lib, name);
-  if (!f) fail_msg("%s: %s", name, dlerror());
-  return f;
-}
 
 static void test_upload(void **state) {
   (void)state;

@@ -2,7 +2,7 @@
  * dlopen): cl1_op_view_copy (channel shuffle, slice, transpose, broadcast) and
  * cl1_op_view_binary (transposed minus broadcast product, all four kinds) against index
  * arithmetic written here, plus empty views and the argument checks. */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include "cudal1/ops.h"
 
@@ -11,19 +11,6 @@ typedef int (*copy_fn)(void *, const float *, float *, int32_t, const int64_t *,
 typedef int (*bin_fn)(void *, cl1_binary_kind, const float *, const int64_t *, const float *,
                       const int64_t *, float *, int32_t, const int64_t *);
 
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
 #define VCOPY ((copy_fn)sym("cl1_op_view_copy"))
 #define VBIN ((bin_fn)sym("cl1_op_view_binary"))
 

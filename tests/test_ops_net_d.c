@@ -3,7 +3,7 @@
  * written here: per layer, per direction, per time step, in double, straight from PyTorch's
  * documented formulas; both layouts (batch_first or not), one and two directions, several
  * layers, odd sizes, the optional outputs left NULL, and the argument checks. */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,20 +15,6 @@ typedef int (*gru_fn)(void *, const cl1_rnn_desc *, const float *, const float *
                       const float *const *, float *, float *, void *, size_t);
 typedef int (*lrows_fn)(void *, const float *, int64_t, const float *, const float *, float *,
                         int64_t, int64_t, int64_t);
-
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static void *sym(const char *name) {
-  void *f = dlsym(g_lib, name);
-  if (!f) fail_msg("%s: %s", name, dlerror());
-  return f;
-}
 
 static uint64_t g_rng = 88172645463325252ULL;
 static float frand(float lo, float hi) {  // xorshift64: reproducible, no libc state

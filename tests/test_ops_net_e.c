@@ -2,7 +2,7 @@
  * dlopen): cl1_op_strided_copy (permutes, slices into a larger tensor, broadcast reads, size-1
  * and mergeable dims), cl1_op_tri_fill, cl1_op_exp and cl1_op_fill, each against index arithmetic
  * or libm written here, plus the argument checks. */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -14,22 +14,9 @@ typedef int (*fill_fn)(void *, const float *, float *, int64_t, int64_t, int64_t
 typedef int (*exp_fn)(void *, const float *, float *, int64_t);
 typedef int (*cfill_fn)(void *, float *, int64_t, float);
 
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
 static copy_fn copy(void) {
   copy_fn f = (copy_fn)dlsym(g_lib, "cl1_op_strided_copy");
   if (!f) fail_msg("cl1_op_strided_copy: %s", dlerror());
-  return f;
-}
-static void *sym(const char *name) {
-  void *f = dlsym(g_lib, name);
-  if (!f) fail_msg("%s: %s", name, dlerror());
   return f;
 }
 static fill_fn fill(void) {

@@ -2,7 +2,8 @@
  * build/libcl1ops_host.so via dlopen) against naive references written here, on small random
  * data with edge sizes (single elements, odd lengths, inner = 1, reduced dim 0), large means for
  * the variance, exact ties and NaN for the arg/extreme reductions, and invalid arguments. */
-#include "harness.h"
+#define OPS_SEED 0x9E3779B97F4A7C15ull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -15,50 +16,16 @@ typedef int (*gn_fn)(void *, const float *, const float *, const float *, float 
 typedef int (*normalize_fn)(void *, int, const float *, float *, int64_t, int64_t, int64_t,
                             double);
 
-static void *g_lib;
-
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
-}
 static float *rnd(int64_t n, float scale, float offset) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
   assert_non_null(p);
   for (int64_t i = 0; i < n; i++) p[i] = offset + scale * frand();
   return p;
 }
-static float *poisoned(int64_t n) {
-  float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
-  assert_non_null(p);
-  for (int64_t i = 0; i < n; i++) p[i] = NAN;
-  return p;
-}
 static double *dbuf(int64_t n) {
   double *p = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
   assert_non_null(p);
   return p;
-}
-
-static void close_all(const char *what, const float *got, const double *want, int64_t n,
-                      double atol, double rtol) {
-  for (int64_t i = 0; i < n; i++) {
-    double e = fabs((double)got[i] - want[i]);
-    if (!(e <= atol + rtol * fabs(want[i])))
-      fail_msg("%s: element %lld: got %.9g want %.9g", what, (long long)i, got[i], want[i]);
-  }
 }
 
 static const int64_t g_shapes[][3] = {{1, 1, 1}, {3, 37, 41}, {1, 100, 1}, {5, 1, 7},

@@ -4,31 +4,18 @@
  * and every window tap is enumerated in padded coordinates. 1-, 2- and 3-d, per-dim kernel,
  * stride, padding and dilation, ceil mode, count_include_pad both ways, NaN, edge sizes, and
  * the argument checks. */
-#include "harness.h"
+#define OPS_SEED 0x243F6A8885A308D3ull
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
 
 typedef int (*pool_fn)(void *, int, const float *, float *, const cl1_pool_desc *);
 
-static void *g_lib;
-
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
-
 static pool_fn pool(void) {
   pool_fn f = (pool_fn)dlsym(g_lib, "cl1_op_pool");
   if (!f) fail_msg("cl1_op_pool: %s", dlerror());
   return f;
-}
-
-static uint64_t g_rng = 0x243F6A8885A308D3ull;
-static float frand(void) {  // xorshift64, uniform in [-1, 1)
-  g_rng ^= g_rng << 13, g_rng ^= g_rng >> 7, g_rng ^= g_rng << 17;
-  return (float)((g_rng >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0);
 }
 
 /* PyTorch's output size, from its documented formula (ceil mode through real division). */

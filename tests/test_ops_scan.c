@@ -3,7 +3,7 @@
  * loaded with dlopen) against naive references written here in other forms (scans by explicit
  * sums over index ranges, softmax via log-sum-exp, GELU via the sigmoid identity), on random data
  * with edge sizes (n = 1, odd lengths, inner > 1) and the argument errors. */
-#include "harness.h"
+#include "ops_host.h"
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
@@ -16,18 +16,6 @@ typedef int (*ce_fn)(void *, const float *, const int64_t *, float *, int64_t, i
 typedef int (*gelu_fn)(void *, const float *, float *, int64_t);
 typedef int (*sdpa_fn)(void *, const float *, const float *, const float *, float *, int64_t,
                        int64_t, int64_t, int64_t, int64_t, double);
-
-static void *g_lib;
-static void *sym(const char *name) {
-  void *p = dlsym(g_lib, name);
-  if (!p) fail_msg("%s: %s", name, dlerror());
-  return p;
-}
-static int setup_lib(void **state) {
-  (void)state;
-  g_lib = th_dlopen_build("libcl1ops_host.so");
-  return g_lib ? 0 : -1;
-}
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static double urand(void) {  // xorshift64, uniform in [0, 1)
