@@ -496,6 +496,27 @@ static void test_proc_run(void **state) {
   assert_non_null(strstr(exe, "tests"));
 }
 
+/* A folder shipped beside the binary: the variable wins, then <exe dir>/../name when it is a
+ * folder (resolved), then name as given. */
+static void test_share_dir(void **st) {
+  (void)st;
+  char out[PATH_MAX], exe[PATH_MAX], want[PATH_MAX + 8];
+  setenv("CL1_TEST_SHARE", "/some/where", 1);
+  cl1_proc_share_dir("CL1_TEST_SHARE", "obj", out, sizeof out);
+  assert_string_equal(out, "/some/where");
+  unsetenv("CL1_TEST_SHARE");
+  /* the test binary is build/tests/X: build/obj is beside its folder */
+  assert_int_equal(cl1_proc_exe_dir(exe, sizeof exe), 0);
+  snprintf(want, sizeof want, "%s/../obj", exe);
+  char *real = realpath(want, NULL);
+  assert_non_null(real);
+  cl1_proc_share_dir("CL1_TEST_SHARE", "obj", out, sizeof out);
+  assert_string_equal(out, real);
+  free(real);
+  cl1_proc_share_dir("CL1_TEST_SHARE", "no-such-folder", out, sizeof out);
+  assert_string_equal(out, "no-such-folder");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_valid_compiles_and_runs),
@@ -510,6 +531,7 @@ int main(void) {
       cmocka_unit_test(test_find_dirs),
       cmocka_unit_test(test_cuda_compile),
       cmocka_unit_test(test_proc_run),
+      cmocka_unit_test(test_share_dir),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }

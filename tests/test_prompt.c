@@ -113,7 +113,7 @@ static void build_ok(const cl1_prompt_in *in, char **sys, char **user) {
 static void test_golden_cuda(void **st) {
   (void)st;
   cl1_task *t = load("level1/19_ReLU");
-  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, "NVIDIA H200", RELU_EX, 2};
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, "NVIDIA H200", RELU_EX, 2};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   check_golden("prompt_level1_19_ReLU_cuda.txt", sys, user);
@@ -124,7 +124,7 @@ static void test_golden_cuda(void **st) {
 static void test_golden_host(void **st) {
   (void)st;
   cl1_task *t = load("level2/76_Gemm_Add_ReLU");
-  cl1_prompt_in in = {t, "host", "test", NULL, NULL, NULL, NULL, NULL, 0};
+  cl1_prompt_in in = {t, "host", "test", NULL, NULL, NULL, NULL, 0};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   check_golden("prompt_level2_76_Gemm_Add_ReLU_host.txt", sys, user);
@@ -136,7 +136,7 @@ static void test_golden_host(void **st) {
 static void test_content(void **st) {
   (void)st;
   cl1_task *t = load("level1/19_ReLU");
-  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, RELU_EX, 2};
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, RELU_EX, 2};
   char *sys, *user, *twin = slurp("suite/level1/19_ReLU/twin.py"),
        *ref = slurp("suite/level1/19_ReLU/reference.c"), *abi = slurp("include/cudal1/solution.h");
   assert_non_null(twin), assert_non_null(ref), assert_non_null(abi);
@@ -223,7 +223,7 @@ static void test_user_template(void **st) {
       "{{exemplars}}\n");
   /* exemplar code holding a placeholder and a fence: inserted verbatim, fenced longer */
   cl1_exemplar ex = {"int a; /* {{task_id}} */\n// ```\n", 2.5, 1};
-  cl1_prompt_in in = {t, "cuda", "large", tpl, NULL, NULL, NULL, &ex, 1};
+  cl1_prompt_in in = {t, "cuda", "large", tpl, NULL, NULL, &ex, 1};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   assert_string_equal(sys, "Be fast on cuda.");
@@ -248,7 +248,7 @@ static void test_user_template(void **st) {
 static const char *build_err(cl1_task *t, const char *text, char **path_out) {
   static cl1_err err;
   const char *tpl = write_tmp("t.txt", text);
-  cl1_prompt_in in = {t, "cuda", "small", tpl, NULL, NULL, NULL, NULL, 0};
+  cl1_prompt_in in = {t, "cuda", "small", tpl, NULL, NULL, NULL, 0};
   char *sys = (char *)1, *user = (char *)1;
   memset(&err, 0, sizeof err);
   int rc = cl1_prompt_build(&in, &sys, &user, &err);
@@ -307,7 +307,7 @@ static void test_template_errors(void **st) {
       fail_msg("case %zu: want '%s', got '%s'", i, cases[i].want, e ? e : "success");
   }
   /* a missing template file names it */
-  cl1_prompt_in in = {t, "cuda", "small", "/nonexistent/x.txt", NULL, NULL, NULL, NULL, 0};
+  cl1_prompt_in in = {t, "cuda", "small", "/nonexistent/x.txt", NULL, NULL, NULL, 0};
   char *sys, *user;
   cl1_err err = {{0}};
   assert_int_equal(cl1_prompt_build(&in, &sys, &user, &err), -1);
@@ -342,7 +342,7 @@ static void test_missing_files(void **st) {
     cl1_task *t = NULL;
     cl1_err err = {{0}};
     if (cl1_task_load(dir, &t, &err)) fail_msg("%s", err.msg);
-    cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, NULL, 0};
+    cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, 0};
     char *sys, *user;
     assert_int_equal(cl1_prompt_build(&in, &sys, &user, &err), -1);
     if (!strstr(err.msg, want[k]) || !strstr(err.msg, drop[k]) ||
@@ -375,7 +375,7 @@ static void test_bad_inputs(void **st) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const cl1_exemplar *ex = cases[i].which == 1 ? &bad_speed : cases[i].which == 2 ? &no_code
                              : cases[i].which == 3 ? many : NULL;
-    cl1_prompt_in in = {t, cases[i].device, cases[i].shapes, NULL, NULL, NULL, NULL, ex,
+    cl1_prompt_in in = {t, cases[i].device, cases[i].shapes, NULL, NULL, NULL, ex,
                         cases[i].n};
     char *sys, *user;
     cl1_err err = {{0}};
@@ -383,7 +383,7 @@ static void test_bad_inputs(void **st) {
     if (!strstr(err.msg, cases[i].want)) fail_msg("case %zu: got '%s'", i, err.msg);
   }
   /* 26 exemplars are fine: labels A..Z */
-  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, many, CL1_PROMPT_MAX_EXEMPLARS};
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, many, CL1_PROMPT_MAX_EXEMPLARS};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   assert_non_null(strstr(user, "### Solution Z — 26.00x the reference"));

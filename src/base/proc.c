@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -179,4 +180,24 @@ int cl1_proc_exe_dir(char *out, size_t n) {
   if (slash == out) slash[1] = 0;
   else *slash = 0;
   return 0;
+}
+
+void cl1_proc_share_dir(const char *env, const char *name, char *out, size_t n) {
+  assert(env && name && out && n > 0);
+  const char *e = getenv(env);
+  if (e && *e) {
+    snprintf(out, n, "%s", e);
+    return;
+  }
+  char exe[PATH_MAX], cand[PATH_MAX + 64];
+  struct stat st;
+  if (cl1_proc_exe_dir(exe, sizeof exe) == 0 &&
+      snprintf(cand, sizeof cand, "%s/../%s", exe, name) < (int)sizeof cand &&
+      stat(cand, &st) == 0 && S_ISDIR(st.st_mode)) {
+    char *real = realpath(cand, NULL);
+    snprintf(out, n, "%s", real ? real : cand);
+    free(real);
+    return;
+  }
+  snprintf(out, n, "%s", name);
 }

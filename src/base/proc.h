@@ -32,4 +32,8 @@ int cl1_proc_run_lim(char *const argv[], const char *cwd, int timeout_ms,
 /* The folder holding the running executable (from /proc/self/exe). Returns 0, or -1 if it cannot
  * be read or does not fit in n bytes. */
 int cl1_proc_exe_dir(char *out, size_t n);
+/* A folder shipped beside the binary (the suite, the prompts): $env when set, else
+ * <exe dir>/../name resolved when it is a folder (an installed or build-tree binary), else name
+ * relative to the working directory. Always writes out. */
+void cl1_proc_share_dir(const char *env, const char *name, char *out, size_t n);
 #endif

@@ -15,4 +15,6 @@ int cl1_cli_suite_tasks(int level, char **paths, int max);
 /* Parses a decimal argument; 0 on success, prints "cudal1: FLAG: ..." and returns 2 otherwise. */
 int cl1_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
 int cl1_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
+/* The LLM server's API key: $CUDAL1_API_KEY, else $OPENAI_API_KEY; NULL when neither is set. */
+const char *cl1_cli_api_key(void);
 #endif

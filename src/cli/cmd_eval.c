@@ -114,9 +114,7 @@ static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_ev
   po.kind = "openai";
   po.base_url = ro->base_url;
   po.model = ro->model;
-  const char *key = getenv("CUDAL1_API_KEY");
-  if (!key || !*key) key = getenv("OPENAI_API_KEY");
-  po.api_key = key;
+  po.api_key = cl1_cli_api_key();
   po.retries = 2;
   cl1_policy *p = NULL;
   cl1_task *task = NULL;

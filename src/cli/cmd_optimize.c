@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "loop/optimize.h"
+#include "loop/prompt.h"
 #include "store/store.h"
 #include "task/task.h"
 
@@ -145,9 +146,7 @@ int cl1_cmd_optimize(int argc, char **argv) {
   const char *resume = NULL, *e = getenv("CUDAL1_BASE_URL");
   o.policy.kind = "openai";
   o.policy.base_url = e && *e ? e : NULL;
-  e = getenv("CUDAL1_API_KEY");
-  if (!e || !*e) e = getenv("OPENAI_API_KEY");
-  o.policy.api_key = e && *e ? e : NULL;
+  o.policy.api_key = cl1_cli_api_key();
   char *owned[CL1_OPT_MAX_TASKS];
   int n_owned = 0, rc = 0;
   long long v;
@@ -180,7 +179,7 @@ int cl1_cmd_optimize(int argc, char **argv) {
     else if (!strcmp(a, "--template")) o.template_path = val;
     else if (!strcmp(a, "--rounds")) rc = cl1_cli_int(a, val, 1, 1000, &v), o.rounds = (int)v;
     else if (!strcmp(a, "--samples")) rc = cl1_cli_int(a, val, 1, 1024, &v), o.samples = (int)v;
-    else if (!strcmp(a, "--exemplars")) rc = cl1_cli_int(a, val, 0, 26, &v), o.exemplars = (int)v;
+    else if (!strcmp(a, "--exemplars")) rc = cl1_cli_int(a, val, 0, CL1_PROMPT_MAX_EXEMPLARS, &v), o.exemplars = (int)v;
     else if (!strcmp(a, "--parallel-tasks")) rc = cl1_cli_int(a, val, 1, 64, &v), o.parallel_tasks = (int)v;
     else if (!strcmp(a, "--compile-jobs")) rc = cl1_cli_int(a, val, 0, 64, &v), o.compile_jobs = (int)v;
     else if (!strcmp(a, "--min-trials")) rc = cl1_cli_int(a, val, 1, 100000, &v), o.min_trials = (int)v;

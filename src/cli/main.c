@@ -52,6 +52,12 @@ int cl1_cli_double(const char *flag, const char *s, double lo, double hi, double
   return 0;
 }
 
+const char *cl1_cli_api_key(void) {
+  const char *e = getenv("CUDAL1_API_KEY");
+  if (!e || !*e) e = getenv("OPENAI_API_KEY");
+  return e && *e ? e : NULL;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage, stderr);

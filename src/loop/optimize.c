@@ -337,7 +337,7 @@ static int take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, co
     return rc;
   }
   const char *text = c->content ? c->content : "";
-  if (cl1_parse_reply(text, strlen(text), cl1_opt_lang(L), &p, err)) {
+  if (cl1_parse_reply(text, strlen(text), cl1_backend_name(L->backend), &p, err)) {
     cl1_parsed_free(&p);
     return -1;
   }
@@ -444,8 +444,6 @@ static void *task_thread(void *arg) {
 }
 
 /* ---- the run -------------------------------------------------------------------------------- */
-
-const char *cl1_opt_lang(const cl1_opt_loop *L) { return L->backend == CL1_BACKEND_CUDA ? "cuda" : "host"; }
 
 /* Puts the resumed run's evaluations that a kill cut off back in the queue. */
 static int requeue_pending(cl1_opt_loop *L, cl1_err *err) {

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include "optimize_int.h"
 #include "../eval/eval.h"
+#include "review.h"
 
 void cl1_optimize_opts_default(cl1_optimize_opts *o) {
   memset(o, 0, sizeof *o);
@@ -24,7 +25,7 @@ void cl1_optimize_opts_default(cl1_optimize_opts *o) {
   o->compile_jobs = 4;
   o->seed = 1;
   o->progress = true;
-  o->review_threshold = 3.0;
+  o->review_threshold = CL1_REVIEW_DEFAULT_THRESHOLD;
   cl1_policy_opts_default(&o->policy);
 }
 

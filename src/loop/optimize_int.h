@@ -54,5 +54,4 @@ int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err);
 void cl1_opt_cleanup(cl1_opt_loop *L);
 int cl1_opt_task_index(const cl1_optimize_opts *o, const char *task_id);
 /* optimize.c */
-const char *cl1_opt_lang(const cl1_opt_loop *L);
 #endif

@@ -82,11 +82,6 @@ static char *sb_take_trimmed(sbuf *b) {
 
 /* ---- files ---- */
 
-static bool is_dir(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static bool is_file(const char *p) {
   struct stat st;
   return stat(p, &st) == 0 && S_ISREG(st.st_mode);
@@ -127,23 +122,8 @@ static void rstrip(char *s) {
 }
 
 const char *cl1_prompt_dir(void) {
-  static char root[PATH_MAX + 32];
-  const char *env = getenv("CUDAL1_PROMPTS");
-  if (env && *env) {
-    snprintf(root, sizeof root, "%s", env);
-    return root;
-  }
-  char exe[PATH_MAX], cand[PATH_MAX + 16];
-  if (cl1_proc_exe_dir(exe, sizeof exe) == 0) {
-    snprintf(cand, sizeof cand, "%s/../prompts", exe);
-    if (is_dir(cand)) {
-      char *real = realpath(cand, NULL);
-      snprintf(root, sizeof root, "%s", real ? real : cand);
-      free(real);
-      return root;
-    }
-  }
-  snprintf(root, sizeof root, "prompts");
+  static char root[PATH_MAX];
+  cl1_proc_share_dir("CUDAL1_PROMPTS", "prompts", root, sizeof root);
   return root;
 }
 
@@ -450,8 +430,7 @@ static int value(ctx *c, int id, const char **out, cl1_err *err) {
       return cl1_err_wrap(err, "task %s", t->id);
     break;
   case V_ABI:
-    if (in->abi_path) snprintf(path, sizeof path, "%s", in->abi_path);
-    else abi_default(path, sizeof path);
+    abi_default(path, sizeof path);
     if (read_file(path, "the ABI header", &v, NULL, err)) return -1;
     break;
   case V_RULES: {

@@ -44,8 +44,6 @@ typedef struct {
   const char *shapes;          /* "test" | "small" | "large" */
   const char *template_path;   /* NULL: contrastive.txt in cl1_prompt_dir() */
   const char *rules_path;      /* NULL: rules.txt in cl1_prompt_dir() (read only if used) */
-  const char *abi_path;        /* NULL: cudal1/solution.h in $CUDAL1_INCLUDE, else
-                                  <exe dir>/../include, else ./include (read only if used) */
   const char *gpu;             /* optional device name for {{gpu}}, e.g. "NVIDIA H200"; NULL */
   const cl1_exemplar *exemplars;
   int n_exemplars;             /* 0 on the first round */

@@ -9,14 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "../base/proc.h"
 #include "task.h"
 
 #define FIND_LEVELS 3
-
-static bool is_dir(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 static bool has_task(const char *dir) {
   char p[PATH_MAX];
@@ -136,29 +132,7 @@ int cl1_task_find(const char *suite_root, const char *id_or_path, char *out, siz
 }
 
 const char *cl1_suite_root(void) {
-  static char root[PATH_MAX + 32];
-  const char *env = getenv("CUDAL1_SUITE");
-  if (env && *env) {
-    snprintf(root, sizeof root, "%s", env);
-    return root;
-  }
-  char exe[PATH_MAX];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (k > 0) {
-    exe[k] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = 0;
-      char cand[PATH_MAX + 16];
-      snprintf(cand, sizeof cand, "%s/../suite", exe);
-      if (is_dir(cand)) {
-        char *real = realpath(cand, NULL);
-        snprintf(root, sizeof root, "%s", real ? real : cand);
-        free(real);
-        return root;
-      }
-    }
-  }
-  snprintf(root, sizeof root, "suite");
+  static char root[PATH_MAX];
+  cl1_proc_share_dir("CUDAL1_SUITE", "suite", root, sizeof root);
   return root;
 }
