@@ -249,16 +249,12 @@ int cl1_cmd_eval(int argc, char **argv) {
   }
   cl1_store_close(bs);
   if (json) {
-    char *s = cl1_eval_json(&o, r);
-    cJSON *doc = rev || vs ? cJSON_Parse(s) : NULL;
-    if (doc) {
-      if (rev) cJSON_AddItemToObject(doc, "review", rev);
-      if (vs) cJSON_AddItemToObject(doc, "baselines", vs);
-      rev = vs = NULL;
-      free(s);
-      s = cJSON_Print(doc);
-      cJSON_Delete(doc);
-    }
+    cJSON *doc = cl1_eval_json_doc(&o, r);
+    if (rev) cJSON_AddItemToObject(doc, "review", rev);
+    if (vs) cJSON_AddItemToObject(doc, "baselines", vs);
+    rev = vs = NULL;
+    char *s = cJSON_Print(doc);
+    cJSON_Delete(doc);
     puts(s);
     free(s);
   } else {

@@ -77,6 +77,8 @@ void cl1_eval_opts_default(cl1_eval_opts *o);
  * judged for reasons outside the candidate (err). */
 int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err);
 
-/* The result as JSON text (malloc'd). */
+/* The result as JSON text (malloc'd), or as the cJSON tree for a caller that adds to it (it
+ * deletes the tree). */
 char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r);
+struct cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r);
 #endif

@@ -16,7 +16,7 @@ static cJSON *stats_json(const cl1_stats *s, double ev_median) {
   return o;
 }
 
-char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
+cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "task", r->task_id);
   cJSON_AddStringToObject(j, "solution", o->solution);
@@ -67,6 +67,11 @@ char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(ph, "time", r->t_time);
   cJSON_AddNumberToObject(ph, "total", r->t_total);
   if (r->cand_log[0]) cJSON_AddStringToObject(j, "candidate_log_tail", r->cand_log);
+  return j;
+}
+
+char *cl1_eval_json(const cl1_eval_opts *o, const cl1_eval_result *r) {
+  cJSON *j = cl1_eval_json_doc(o, r);
   char *s = cJSON_Print(j);
   cJSON_Delete(j);
   return s;

@@ -134,12 +134,11 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
     free(r);
     return -1;
   }
-  char *doc = cl1_eval_json(&eo, r);
+  cJSON *d = cl1_eval_json_doc(&eo, r);
   if (o->review && cl1_review_wanted(r, o->review_threshold)) {
     /* advisory: the reviewer's opinion goes into the stored evaluation, the verdict stays */
     cl1_review rv;
     cl1_err re = {{0}};
-    cJSON *d = cJSON_Parse(doc);
     if (!cl1_review_run(L->pol, L->task[j->task], o->device, o->shapes, j->code, r, NULL, &rv, &re)) {
       cJSON_AddItemToObject(d, "review", cl1_review_json(&rv, o->policy.model));
       cl1_review_free(&rv);
@@ -148,13 +147,9 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
       cJSON_AddBoolToObject(e, "ok", 0);
       cJSON_AddStringToObject(e, "error", re.msg);
     }
-    char *d2 = d ? cJSON_PrintUnformatted(d) : NULL;
-    cJSON_Delete(d);
-    if (d2) {
-      free(doc);
-      doc = d2;
-    }
   }
+  char *doc = cJSON_Print(d);
+  cJSON_Delete(d);
   double t0 = cl1_now();
   char *fl = flags_json(r), *proto = protocol_json(o, &eo, r);
   bool pass = !strcmp(r->verdict, "pass");
