@@ -15,13 +15,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import suite_gpu as sg  # noqa: E402  (the suite's task list)
+import baselines as bl  # noqa: E402  (the modes, in their order)
+import suite_gpu as sg  # noqa: E402  (the suite's task list, median)
 
 
 def stats(xs):
     xs = sorted(xs)
     n = len(xs)
-    med = xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+    med = sg.median(xs)
     geo = math.exp(sum(math.log(x) for x in xs) / n)
     return med, geo, xs[0], xs[-1]
 
@@ -73,14 +74,13 @@ def main():
                     c["ratios"].append(v["median_ms"] / ref)
                 else:
                     c["failed"].append(f"{r['task'].split('/')[1]} ({(v.get('status') or '?').split(':')[0]})")
-    order = ["eager", "compile", "reduce-overhead", "graph", "ref-graph"]
     lines = ["# C reference vs PyTorch baselines", "",
              "Baseline median / C reference median per task (timed side by side, evaluator's protocol).",
              "Above 1: the baseline is slower than our reference.", ""]
     lines += [f"- {m}" for m in meta] + [""]
     lines += ["| shapes | level | baseline | measured | failed | not yet | median | geomean | min | max | reference faster |",
               "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for key in sorted(cells, key=lambda k: (k[0], k[1], order.index(k[2]) if k[2] in order else 9)):
+    for key in sorted(cells, key=lambda k: (k[0], k[1], bl.MODES.index(k[2]) if k[2] in bl.MODES else 9)):
         c = cells[key]
         if c["ratios"]:
             med, geo, lo, hi = stats(c["ratios"])

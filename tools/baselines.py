@@ -155,11 +155,6 @@ def measure_mode(torch, e, mode, model, pars, ins_sets, ref_outs, ref, flush, st
     return r
 
 
-def sticky(text):
-    """A CUDA error that leaves the context unusable: the worker must restart after the row."""
-    return "CUDA error" in text or "illegal" in text
-
-
 def fail_status(mode, ex):
     msg = str(ex).strip().splitlines()[0][:300] if str(ex).strip() else ""
     kind = {"graph": "capture_failed", "ref-graph": "capture_failed",
@@ -200,7 +195,7 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
                                          flush, st, budget_s)
             except Exception as ex:  # a mode that cannot run is a result, not a crash
                 row[mode] = {"status": fail_status(mode, ex)}
-                if sticky(str(ex)):
+                if sg.sticky(str(ex)):
                     raise
             if mode in COMPILED:
                 torch._dynamo.reset()  # the next task's model compiles afresh
@@ -213,13 +208,7 @@ def run_task(torch, lib, tid, shapes, seed, modes, budget_s, compile_only=False)
 def worker(args):
     if args.compile_only:  # one of many at once: one Inductor compile thread each
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-    import torch
-    sg.DTYPES.update({"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-                      "f64": torch.float64, "i32": torch.int32, "i64": torch.int64,
-                      "u8": torch.uint8, "bool": torch.bool})
-    sg.MIN_TRIALS = args.min_trials
-    torch.backends.cuda.matmul.allow_tf32 = False  # PyTorch's defaults, stated
-    lib = sg.load_lib(args.build)
+    torch, lib = sg.init_torch(args)
     modes = args.modes.split(",")
     for tid in args.task:
         if args.deadline and time.time() > args.deadline:
@@ -233,16 +222,16 @@ def worker(args):
         r = {"task": tid, "modes": m, "wall_s": round(time.time() - t0, 2)}
         try:
             torch.cuda.empty_cache()
-        except Exception as ex:  # a sticky fault: report the row, then restart (exit 17)
+        except Exception as ex:  # a sticky fault: report the row, then restart (sg.STICKY_EXIT)
             r["modes"] = {k: (v if v.get("status") == "ok" else
                               {"status": f"cuda_fault: {type(ex).__name__}: {str(ex)[:200]}",
                                "before": v.get("status", "")})
                           for k, v in r["modes"].items()}
             print(json.dumps(r), flush=True)
-            os._exit(17)
+            os._exit(sg.STICKY_EXIT)
         print(json.dumps(r), flush=True)
-        if any(sticky(v.get("status", "")) for v in r["modes"].values()):
-            os._exit(17)
+        if any(sg.sticky(v.get("status", "")) for v in r["modes"].values()):
+            os._exit(sg.STICKY_EXIT)
     return 0
 
 

@@ -305,15 +305,30 @@ def check_twin(torch, lib, tid, shapes, seed, do_time, budget_s, do_profile=Fals
         e.close()
 
 
-def worker(args):
+STICKY_EXIT = 17  # a child whose CUDA context a sticky error poisoned: the parent restarts it
+
+
+def sticky(text):
+    """A CUDA error that leaves the context unusable: the worker must restart after the row."""
+    return "CUDA error" in text or "illegal" in text
+
+
+def init_torch(args):
+    """(torch, lib) for a worker process: the dtype table, the trial minimum (args.min_trials)
+    and PyTorch's default TF32 settings, stated; the C library from args.build."""
     import torch
-    global DTYPES, MIN_TRIALS
+    global MIN_TRIALS
     MIN_TRIALS = args.min_trials
-    DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
-              "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8, "bool": torch.bool}
-    torch.backends.cuda.matmul.allow_tf32 = False  # PyTorch's defaults, stated
+    DTYPES.update({"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+                   "f64": torch.float64, "i32": torch.int32, "i64": torch.int64,
+                   "u8": torch.uint8, "bool": torch.bool})
+    torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = True
-    lib = load_lib(args.build)
+    return torch, load_lib(args.build)
+
+
+def worker(args):
+    torch, lib = init_torch(args)
     for tid in args.task:
         row = {"task": tid}
         for shapes in args.shapes:
@@ -329,9 +344,9 @@ def worker(args):
             r["wall_s"] = round(time.time() - t0, 3)
             row[shapes] = r
             torch.cuda.empty_cache()
-            if "CUDA error" in r.get("reason", "") or "illegal" in r.get("reason", ""):
+            if sticky(r.get("reason", "")):
                 print(json.dumps(row), flush=True)
-                os._exit(17)  # a sticky error poisons the context: the parent restarts us
+                os._exit(STICKY_EXIT)
         print(json.dumps(row), flush=True)
     return 0
 
@@ -382,7 +397,7 @@ def drive(cmd, tasks, task_timeout, on_row, on_fail, rows):
         done = [t for t in todo if t in rows]
         barren = 0 if done else barren + 1
         rest = [t for t in todo if t not in rows]
-        if p.returncode not in (0, 17) and rest:  # died inside rest[0]: record it, go on
+        if p.returncode not in (0, STICKY_EXIT) and rest:  # died inside rest[0]: record it, go on
             why = (f"no result within {task_timeout:g} s (hung; killed)" if hung
                    else f"worker died (exit {p.returncode})")
             rows[rest[0]] = on_fail(rest[0], why)
