@@ -133,7 +133,7 @@ int cl1_baselines_vs(cl1_store *s, const char *task_id, const char *shapes, cons
   else if (!(b.ref_ms > 0)) snprintf(why, why_n, "baseline '%s' has no reference time beside it", name);
   else if (!(speedup_vs_ref > 0)) snprintf(why, why_n, "no speedup over the reference");
   else {
-    *out = speedup_vs_ref * b.median_ms / b.ref_ms;
+    *out = cl1_baselines_through_ref(speedup_vs_ref, b.median_ms, b.ref_ms);
     return 0;
   }
   return 1;

@@ -19,4 +19,10 @@ int cl1_baselines_import(cl1_store *s, const char *path, int *n_ok, int *n_faile
  * 0 with *out set; 1 when there is none (why: "not measured", the mode's failure status, ...). */
 int cl1_baselines_vs(cl1_store *s, const char *task_id, const char *shapes, const char *name,
                      double speedup_vs_ref, double *out, char *why, size_t why_n, cl1_err *err);
+
+/* A speedup against a baseline (cl1_baselines_vs, cudal1 report): the speedup against the reference
+ * times mode_ms / ref_ms, the two timed side by side in the baseline run. */
+static inline double cl1_baselines_through_ref(double speedup_vs_ref, double mode_ms, double ref_ms) {
+  return speedup_vs_ref * mode_ms / ref_ms;
+}
 #endif

@@ -4,6 +4,7 @@
  * sample/evaluation/round counts, the baselines' times, and the per-round best speedups.
  * Queries follow the store's schema v1 (the contract in the design notes), not src/store's API. */
 #include "report_int.h"
+#include "baselines.h"
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -434,7 +435,7 @@ static int baseline_cell(rd *c, sqlite3_stmt *st, const cl1_report_section *s, i
      two side-by-side ratios instead of absolute times from different runs */
   double ref_ms = sqlite3_column_count(st) > 3 ? col_or_nan(st, 3) : NAN;
   if (!why && t->correct && ref_ms > 0 && t->speedup[0] > 0) {
-    t->speedup[col] = t->speedup[0] * ms / ref_ms;
+    t->speedup[col] = cl1_baselines_through_ref(t->speedup[0], ms, ref_ms);
   } else if (!why && t->correct) {
     t->speedup[col] = cl1_report_vs_baseline(ms, t->cand_ms);
     if (isnan(t->speedup[col])) why = "the best evaluation has no candidate time";
