@@ -252,6 +252,35 @@ const char *cl1_rep_fmt_pct(double v, char buf[32]) {
   return buf;
 }
 
+int cl1_rep_level_stats(const cl1_report_section *s, int col, int level, cl1_report_stats *a,
+                        cl1_report_stats *x, cl1_err *err) {
+  return cl1_report_stats_compute(s->tasks, s->n_tasks, col, level, false, a, err) ||
+                 cl1_report_stats_compute(s->tasks, s->n_tasks, col, level, true, x, err)
+             ? -1
+             : 0;
+}
+
+int cl1_rep_left_out(const cl1_report_section *s, int col) {
+  int n = 0;
+  for (int i = 0; i < s->n_tasks; i++) n += !s->tasks[i].has[col];
+  return n;
+}
+
+void cl1_rep_stats_cells(const cl1_report_stats *a, const cl1_report_stats *x,
+                         char cell[CL1_REP_STATS_CELLS][32]) {
+  snprintf(cell[0], 32, "%d", a->n_tasks);
+  snprintf(cell[1], 32, "%d", a->n_correct);
+  cl1_rep_fmt_pct(a->success, cell[2]);
+  cl1_rep_fmt_x(a->mean, cell[3]);
+  cl1_rep_fmt_x(x->mean, cell[4]);
+  cl1_rep_fmt_x(a->geomean, cell[5]);
+  cl1_rep_fmt_x(a->median, cell[6]);
+  cl1_rep_fmt_x(x->median, cell[7]);
+  cl1_rep_fmt_x(a->max, cell[8]);
+  cl1_rep_fmt_pct(a->over_1_01, cell[9]);
+  for (int p = 0; p < CL1_REPORT_N_FAST; p++) cl1_rep_fmt_pct(a->fast[p], cell[10 + p]);
+}
+
 void cl1_rep_run_line(cl1_rep_buf *b, const cl1_report_run *u, void (*esc)(cl1_rep_buf *, const char *)) {
   esc(b, u->policy);
   if (!strcmp(u->policy, "replay")) cl1_rep_puts(b, " (replayed completions, not generated)");

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LEVELS 16
 #define MAX_LINES 12 /* up to this many tasks a run's plot draws a line per task, else per level */
 
 static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -27,24 +26,16 @@ static const char css[] =
 /* ---- tables ---- */
 
 static void stats_cells(cl1_rep_buf *b, const cl1_report_stats *a, const cl1_report_stats *x) {
-  char f[16][32];
-  cl1_rep_printf(b, "<td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-                 "<td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-                 a->n_tasks, a->n_correct, cl1_rep_fmt_pct(a->success, f[0]),
-                 cl1_rep_fmt_x(a->mean, f[1]), cl1_rep_fmt_x(x->mean, f[2]),
-                 cl1_rep_fmt_x(a->geomean, f[3]), cl1_rep_fmt_x(a->median, f[4]),
-                 cl1_rep_fmt_x(x->median, f[5]), cl1_rep_fmt_x(a->max, f[6]),
-                 cl1_rep_fmt_pct(a->over_1_01, f[7]));
-  for (int p = 0; p < CL1_REPORT_N_FAST; p++)
-    cl1_rep_printf(b, "<td>%s</td>", cl1_rep_fmt_pct(a->fast[p], f[8 + p]));
+  char cell[CL1_REP_STATS_CELLS][32];
+  cl1_rep_stats_cells(a, x, cell);
+  for (int i = 0; i < CL1_REP_STATS_CELLS; i++) cl1_rep_printf(b, "<td>%s</td>", cell[i]);
 }
 
 static int html_summary(cl1_rep_buf *b, const cl1_report_section *s, int col, cl1_err *err) {
   cl1_rep_puts(b, "<h3>Summary vs ");
   cl1_rep_html(b, cl1_report_col_label(s, col));
   cl1_rep_puts(b, "</h3>\n");
-  int left_out = 0;
-  for (int i = 0; i < s->n_tasks; i++) left_out += !s->tasks[i].has[col];
+  int left_out = cl1_rep_left_out(s, col);
   if (left_out)
     cl1_rep_printf(b, "<p class=\"note\">%d task%s without a time for this baseline left out "
                    "(see the per-task table).</p>\n", left_out, left_out == 1 ? "" : "s");
@@ -55,14 +46,12 @@ static int html_summary(cl1_rep_buf *b, const cl1_report_section *s, int col, cl
   for (int p = 0; p < CL1_REPORT_N_FAST; p++)
     cl1_rep_printf(b, "<th>fast_%g</th>", cl1_report_fast_p[p]);
   cl1_rep_puts(b, "</tr>\n");
-  int lv[MAX_LEVELS];
-  int nl = cl1_report_levels(s, lv, MAX_LEVELS);
+  int lv[CL1_REP_MAX_LEVELS];
+  int nl = cl1_report_levels(s, lv, CL1_REP_MAX_LEVELS);
   for (int k = 0; k <= nl; k++) {
     int level = k < nl ? lv[k] : 0;
     cl1_report_stats a, x;
-    if (cl1_report_stats_compute(s->tasks, s->n_tasks, col, level, false, &a, err) ||
-        cl1_report_stats_compute(s->tasks, s->n_tasks, col, level, true, &x, err))
-      return -1;
+    if (cl1_rep_level_stats(s, col, level, &a, &x, err)) return -1;
     if (level) cl1_rep_printf(b, "<tr><td class=\"l\">%d</td>", level);
     else cl1_rep_puts(b, "<tr><td class=\"l\"><b>all</b></td>");
     stats_cells(b, &a, &x);
@@ -141,8 +130,8 @@ static void svg_title(cl1_rep_buf *b, const char *task, double v) {
 /* (a) One row per level; a dot per correct task at its speedup (hollow: degenerate), the
  * level's median as a bar, the 1x line dashed. Failed tasks are counted in the row label. */
 static int svg_distribution(cl1_rep_buf *b, const cl1_report_section *s, int col, cl1_err *err) {
-  int lv[MAX_LEVELS];
-  int nl = cl1_report_levels(s, lv, MAX_LEVELS);
+  int lv[CL1_REP_MAX_LEVELS];
+  int nl = cl1_report_levels(s, lv, CL1_REP_MAX_LEVELS);
   double vmin = 0, vmax = 0;
   for (int i = 0; i < s->n_tasks; i++) {
     const cl1_report_task *t = &s->tasks[i];
@@ -212,8 +201,8 @@ typedef struct {
 static int run_series(const cl1_report_section *s, int i, int j, int last, series **out, int *n) {
   int tasks = 0;
   for (int a = i; a < j; a++) tasks += a == i || s->rounds[a].task != s->rounds[a - 1].task;
-  int lv[MAX_LEVELS];
-  int nl = cl1_report_levels(s, lv, MAX_LEVELS);
+  int lv[CL1_REP_MAX_LEVELS];
+  int nl = cl1_report_levels(s, lv, CL1_REP_MAX_LEVELS);
   bool per_task = tasks <= MAX_LINES;
   *n = per_task ? tasks : nl;
   series *sr = calloc((size_t)*n, sizeof *sr);

@@ -21,16 +21,30 @@ void cl1_rep_puts(cl1_rep_buf *b, const char *s);
 void cl1_rep_md(cl1_rep_buf *b, const char *s);
 /* Text for HTML content or a double-quoted attribute. */
 void cl1_rep_html(cl1_rep_buf *b, const char *s);
-/* Hands the text over (*out, caller frees) or fails naming what was being rendered. */
 /* The text of one run's description ("policy replay (...), model m, cuda/small, done, started
  * ...") after the caller's opening, each field through esc (cl1_rep_md or cl1_rep_html). */
 void cl1_rep_run_line(cl1_rep_buf *b, const cl1_report_run *u, void (*esc)(cl1_rep_buf *, const char *));
+/* Hands the text over (*out, caller frees) or fails naming what was being rendered. */
 int cl1_rep_take(cl1_rep_buf *b, const char *what, char **out, cl1_err *err);
 
 /* "2.50x", or "—" for NAN. */
 const char *cl1_rep_fmt_x(double v, char buf[32]);
 /* "66.7%", or "—" for NAN. */
 const char *cl1_rep_fmt_pct(double v, char buf[32]);
+
+/* The most levels a section's summary lists. */
+#define CL1_REP_MAX_LEVELS 16
+/* A level's statistics (level 0: all) in column col: *a over every task, *x without the
+ * degenerate ones. */
+int cl1_rep_level_stats(const cl1_report_section *s, int col, int level, cl1_report_stats *a,
+                        cl1_report_stats *x, cl1_err *err);
+/* The tasks without a time in column col (left out of its summary). */
+int cl1_rep_left_out(const cl1_report_section *s, int col);
+/* A summary row's cells after its level, in the tables' column order: tasks, correct, success,
+ * mean, mean excl. degenerate, geomean, median, median excl., max, >1.01x, then fast_p. */
+#define CL1_REP_STATS_CELLS (10 + CL1_REPORT_N_FAST)
+void cl1_rep_stats_cells(const cl1_report_stats *a, const cl1_report_stats *x,
+                         char cell[CL1_REP_STATS_CELLS][32]);
 
 /* Whether any covered run used the replay policy; all_replayed says whether every one did. */
 bool cl1_rep_replayed(const cl1_report *r, bool *all_replayed);

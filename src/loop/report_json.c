@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LEVELS 16
 
 static void num(cJSON *o, const char *k, double v) {
   if (isnan(v) || isinf(v)) cJSON_AddNullToObject(o, k);
@@ -42,16 +41,14 @@ static cJSON *stats_json(const cl1_report_stats *a) {
 
 static int summary_json(cJSON *sec, const cl1_report_section *s, cl1_err *err) {
   cJSON *sum = cJSON_AddObjectToObject(sec, "summary");
-  int lv[MAX_LEVELS];
-  int nl = cl1_report_levels(s, lv, MAX_LEVELS);
+  int lv[CL1_REP_MAX_LEVELS];
+  int nl = cl1_report_levels(s, lv, CL1_REP_MAX_LEVELS);
   for (int c = 0; c < s->n_cols; c++) {
     cJSON *rows = cJSON_AddArrayToObject(sum, s->col[c]);
     for (int k = 0; k <= nl; k++) {
       int level = k < nl ? lv[k] : 0;
       cl1_report_stats a, x;
-      if (cl1_report_stats_compute(s->tasks, s->n_tasks, c, level, false, &a, err) ||
-          cl1_report_stats_compute(s->tasks, s->n_tasks, c, level, true, &x, err))
-        return -1;
+      if (cl1_rep_level_stats(s, c, level, &a, &x, err)) return -1;
       cJSON *row = cJSON_CreateObject();
       if (level) cJSON_AddNumberToObject(row, "level", level);
       else cJSON_AddStringToObject(row, "level", "all");

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LEVELS 16
 
 static void md_header(cl1_rep_buf *b, const cl1_report *r) {
   char title[512];
@@ -31,14 +30,10 @@ static void md_header(cl1_rep_buf *b, const cl1_report *r) {
 
 static void md_stats_row(cl1_rep_buf *b, const char *label, const cl1_report_stats *a,
                          const cl1_report_stats *x) {
-  char f[16][32];
-  cl1_rep_printf(b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |", label, a->n_tasks,
-                 a->n_correct, cl1_rep_fmt_pct(a->success, f[0]), cl1_rep_fmt_x(a->mean, f[1]),
-                 cl1_rep_fmt_x(x->mean, f[2]), cl1_rep_fmt_x(a->geomean, f[3]),
-                 cl1_rep_fmt_x(a->median, f[4]), cl1_rep_fmt_x(x->median, f[5]),
-                 cl1_rep_fmt_x(a->max, f[6]), cl1_rep_fmt_pct(a->over_1_01, f[7]));
-  for (int p = 0; p < CL1_REPORT_N_FAST; p++)
-    cl1_rep_printf(b, " %s |", cl1_rep_fmt_pct(a->fast[p], f[8 + p]));
+  char cell[CL1_REP_STATS_CELLS][32];
+  cl1_rep_stats_cells(a, x, cell);
+  cl1_rep_printf(b, "| %s |", label);
+  for (int i = 0; i < CL1_REP_STATS_CELLS; i++) cl1_rep_printf(b, " %s |", cell[i]);
   cl1_rep_puts(b, "\n");
 }
 
@@ -46,8 +41,7 @@ static int md_summary(cl1_rep_buf *b, const cl1_report_section *s, int col, cl1_
   cl1_rep_puts(b, "\n### Summary vs ");
   cl1_rep_md(b, cl1_report_col_label(s, col));
   cl1_rep_puts(b, "\n\n");
-  int left_out = 0;
-  for (int i = 0; i < s->n_tasks; i++) left_out += !s->tasks[i].has[col];
+  int left_out = cl1_rep_left_out(s, col);
   if (left_out)
     cl1_rep_printf(b, "%d task%s without a time for this baseline left out (see the per-task "
                    "table).\n\n", left_out, left_out == 1 ? "" : "s");
@@ -55,14 +49,12 @@ static int md_summary(cl1_rep_buf *b, const cl1_report_section *s, int col, cl1_
                   " | geomean | median | median excl. " CL1_REP_DAGGER " | max | >1.01x |");
   for (int p = 0; p < CL1_REPORT_N_FAST; p++) cl1_rep_printf(b, " fast_%g |", cl1_report_fast_p[p]);
   cl1_rep_puts(b, "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  int lv[MAX_LEVELS];
-  int nl = cl1_report_levels(s, lv, MAX_LEVELS);
+  int lv[CL1_REP_MAX_LEVELS];
+  int nl = cl1_report_levels(s, lv, CL1_REP_MAX_LEVELS);
   for (int k = 0; k <= nl; k++) {
     int level = k < nl ? lv[k] : 0;
     cl1_report_stats a, x;
-    if (cl1_report_stats_compute(s->tasks, s->n_tasks, col, level, false, &a, err) ||
-        cl1_report_stats_compute(s->tasks, s->n_tasks, col, level, true, &x, err))
-      return -1;
+    if (cl1_rep_level_stats(s, col, level, &a, &x, err)) return -1;
     char label[32];
     if (level) snprintf(label, sizeof label, "%d", level);
     else snprintf(label, sizeof label, "all");
