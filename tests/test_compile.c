@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "harness.h"
+#include "base/file.h"
 #include "cudal1/solution.h"
 #include "base/proc.h"
 #include "eval/compile.h"
@@ -496,6 +497,38 @@ static void test_proc_run(void **state) {
   assert_non_null(strstr(exe, "tests"));
 }
 
+/* base/file.c: reading with a limit, mkdir -p, and a write that leaves no half file. */
+static void test_file_helpers(void **st) {
+  (void)st;
+  char *d = th_tmpdir(), p[300], q[400], r[500];
+  cl1_err err = {{0}};
+  char *buf = NULL;
+  size_t n = 0;
+  snprintf(p, sizeof p, "%s/a/b/c", d);
+  assert_int_equal(cl1_file_mkdirs(p, &err), 0);
+  assert_int_equal(cl1_file_mkdirs(p, &err), 0); /* already there */
+  snprintf(q, sizeof q, "%s/f.txt", p);
+  assert_int_equal(cl1_file_write_atomic(q, "hello\n", &err), 0);
+  assert_int_equal(cl1_file_read(q, 100, &buf, &n, &err), 0);
+  assert_int_equal(n, 6);
+  assert_string_equal(buf, "hello\n");
+  free(buf);
+  assert_int_equal(cl1_file_read(q, 2, &buf, &n, &err), -1);
+  assert_non_null(strstr(err.msg, "larger than 2 bytes"));
+  /* a file in the way of a folder */
+  snprintf(r, sizeof r, "%s/sub", q);
+  assert_int_equal(cl1_file_mkdirs(r, &err), -1);
+  assert_non_null(strstr(err.msg, "exists and is not a folder"));
+  /* a write into a missing folder fails naming the path, and leaves nothing behind */
+  snprintf(p, sizeof p, "%s/missing/x.json", d);
+  assert_int_equal(cl1_file_write_atomic(p, "{}", &err), -1);
+  assert_non_null(strstr(err.msg, p));
+  assert_int_equal(cl1_file_read(p, 100, &buf, &n, &err), -1);
+  assert_non_null(strstr(err.msg, "No such file"));
+  snprintf(r, sizeof r, "rm -rf %s", d);
+  assert_int_equal(system(r), 0);
+}
+
 /* A folder shipped beside the binary: the variable wins, then <exe dir>/../name when it is a
  * folder (resolved), then name as given. */
 static void test_share_dir(void **st) {
@@ -532,6 +565,7 @@ int main(void) {
       cmocka_unit_test(test_cuda_compile),
       cmocka_unit_test(test_proc_run),
       cmocka_unit_test(test_share_dir),
+      cmocka_unit_test(test_file_helpers),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }

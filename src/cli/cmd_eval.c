@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "base/file.h"
 #include "eval/eval.h"
 #include "loop/review.h"
 #include "loop/baselines.h"
@@ -120,19 +121,14 @@ static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_ev
   cl1_task *task = NULL;
   char dir[4096], *src = NULL;
   cJSON *out = NULL;
-  FILE *f = fopen(o->solution, "rb");
-  if (f) {
-    src = calloc(1, (size_t)16 << 20);
-    if (src) src[fread(src, 1, ((size_t)16 << 20) - 1, f)] = 0;
-    fclose(f);
-  }
+  size_t src_n;
   cl1_review rv;
   memset(&rv, 0, sizeof rv);
-  if (!src) cl1_err_set(&err, "cannot read %s", o->solution);
-  else if (!cl1_task_find(cl1_suite_root(), o->task, dir, sizeof dir, &err) &&
-           !cl1_task_load(dir, &task, &err) && !cl1_policy_open(&po, &p, &err) &&
-           !cl1_review_run(p, task, cl1_backend_name(o->backend), cl1_shapes_name(o->shapes), src,
-                           r, ro->template_path, &rv, &err))
+  if (!cl1_file_read(o->solution, 16LL << 20, &src, &src_n, &err) &&
+      !cl1_task_find(cl1_suite_root(), o->task, dir, sizeof dir, &err) &&
+      !cl1_task_load(dir, &task, &err) && !cl1_policy_open(&po, &p, &err) &&
+      !cl1_review_run(p, task, cl1_backend_name(o->backend), cl1_shapes_name(o->shapes), src, r,
+                      ro->template_path, &rv, &err))
     out = cl1_review_json(&rv, ro->model);
   if (!out) fprintf(stderr, "cudal1 eval: --review: %s\n", err.msg);
   else if (!rv.ok) fprintf(stderr, "cudal1 eval: --review: no opinion: %s\n", rv.error);

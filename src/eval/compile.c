@@ -21,6 +21,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "../base/file.h"
 #include "../base/hash.h"
 #include "../base/proc.h"
 
@@ -50,11 +51,6 @@ static const char *ops_lib(cl1_backend b) {
 static bool is_file(const char *p) {
   struct stat st;
   return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool is_dir(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Appends to a bounded "tried" list for error messages. */
@@ -155,39 +151,6 @@ static int pick_arch(const cl1_compile_opts *o, char out[16], cl1_err *err) {
   return 0;
 }
 
-/* Reads a whole file (at most max bytes) into a malloc'd NUL-terminated buffer. */
-static int read_all(const char *path, long long max, char **buf, size_t *n, cl1_err *err) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return cl1_err_set(err, "%s: %s", path, strerror(errno));
-  size_t cap = 4096, len = 0;
-  char *b = malloc(cap);
-  while (b) {
-    if (len + 1 >= cap) {
-      if ((long long)cap > max) {
-        free(b), close(fd);
-        return cl1_err_set(err, "%s: larger than %lld bytes", path, max);
-      }
-      char *nb = realloc(b, cap * 2);
-      if (!nb) break;
-      b = nb, cap *= 2;
-    }
-    ssize_t r = read(fd, b + len, cap - 1 - len);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      int e = errno;
-      free(b), close(fd);
-      return cl1_err_set(err, "%s: %s", path, strerror(e));
-    }
-    if (r == 0) break;
-    len += (size_t)r;
-  }
-  close(fd);
-  if (!b) return cl1_err_set(err, "%s: out of memory", path);
-  b[len] = 0;
-  *buf = b, *n = len;
-  return 0;
-}
-
 static int write_all(const char *path, const char *data, size_t n, cl1_err *err) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return cl1_err_set(err, "%s: %s", path, strerror(errno));
@@ -202,25 +165,6 @@ static int write_all(const char *path, const char *data, size_t n, cl1_err *err)
     data += w, n -= (size_t)w;
   }
   if (close(fd) != 0) return cl1_err_set(err, "%s: %s", path, strerror(errno));
-  return 0;
-}
-
-/* mkdir -p that says which component is in the way. */
-static int mkdir_p(const char *path, const char *what, cl1_err *err) {
-  char p[PATH_MAX];
-  if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
-    return cl1_err_set(err, "%s %s: path too long", what, path);
-  for (char *s = p + 1;; s++) {
-    if (*s != '/' && *s != 0) continue;
-    char c = *s;
-    *s = 0;
-    if (mkdir(p, 0755) != 0 && errno != EEXIST)
-      return cl1_err_set(err, "%s %s: cannot create %s: %s", what, path, p, strerror(errno));
-    if (!is_dir(p))
-      return cl1_err_set(err, "%s %s: %s exists and is not a folder", what, path, p);
-    *s = c;
-    if (!c) break;
-  }
   return 0;
 }
 
@@ -370,7 +314,7 @@ static int hash_file(cl1_sha *h, const char *label, const char *path, bool requi
     cl1_sha_add_str(h, "(absent)");
     return 0;
   }
-  if (read_all(path, MAX_SRC_BYTES, &b, &n, err) != 0) return -1;
+  if (cl1_file_read(path, MAX_SRC_BYTES, &b, &n, err) != 0) return -1;
   char len[32];
   snprintf(len, sizeof len, "%zu", n);
   cl1_sha_add_str(h, len);
@@ -528,7 +472,8 @@ int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,
   }
   char tmp[PATH_MAX + 64];
   snprintf(tmp, sizeof tmp, "%s/tmp", root);
-  if (mkdir_p(dir, "cache folder", err) != 0 || mkdir_p(tmp, "cache folder", err) != 0) {
+  if ((cl1_file_mkdirs(dir, err) && cl1_err_wrap(err, "cache folder %s", dir)) ||
+      (cl1_file_mkdirs(tmp, err) && cl1_err_wrap(err, "cache folder %s", tmp))) {
     free(cmd);
     return -1;
   }
@@ -569,7 +514,7 @@ int cl1_compile_file(const char *src_path, const cl1_compile_opts *o, cl1_compil
   char *b;
   size_t n;
   memset(res, 0, sizeof *res);
-  if (read_all(src_path, MAX_SRC_BYTES, &b, &n, err) != 0) return cl1_err_wrap(err, "source");
+  if (cl1_file_read(src_path, MAX_SRC_BYTES, &b, &n, err) != 0) return cl1_err_wrap(err, "source");
   cl1_compile_opts lo = *o;
   if (lo.lang == CL1_LANG_AUTO) {
     size_t k = strlen(src_path);

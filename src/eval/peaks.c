@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compile.h"
+#include "../base/file.h"
 
 int cl1_peaks_path(const char *cache_dir, const char *device, char *out, size_t n, cl1_err *err) {
   char name[128];
@@ -69,20 +70,14 @@ int cl1_peaks_load(const char *path, cl1_peaks *p, cl1_err *err) {
   return rc ? -1 : 0;
 }
 
-static int mkdirs(const char *path, cl1_err *err) {
-  char d[4096];
-  cl1_strcpy(d, sizeof d, path);
-  for (char *s = d + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = 0;
-    if (mkdir(d, 0755) && errno != EEXIST) return cl1_err_set(err, "%s: %s", d, strerror(errno));
-    *s = '/';
-  }
-  return 0;
-}
-
 int cl1_peaks_save(const char *path, const cl1_peaks *p, cl1_err *err) {
-  if (mkdirs(path, err)) return -1;
+  char dir[4096];
+  cl1_strcpy(dir, sizeof dir, path);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = 0;
+    if (cl1_file_mkdirs(dir, err)) return -1;
+  }
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "device", p->device);
   cJSON_AddStringToObject(o, "driver", p->driver);
@@ -95,18 +90,9 @@ int cl1_peaks_save(const char *path, const cl1_peaks *p, cl1_err *err) {
   char *s = cJSON_Print(o);
   cJSON_Delete(o);
   if (!s) return cl1_err_set(err, "out of memory");
-  /* written beside and renamed: a reader never sees half a file */
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  int bad = !f || fputs(s, f) < 0;
-  if (f && fclose(f)) bad = 1;
+  int rc = cl1_file_write_atomic(path, s, err);
   free(s);
-  if (bad || rename(tmp, path)) {
-    remove(tmp);
-    return cl1_err_set(err, "%s: cannot write: %s", path, strerror(errno));
-  }
-  return 0;
+  return rc;
 }
 
 double cl1_peaks_floor_ms(const cl1_peaks *p, double flops, double bytes) {

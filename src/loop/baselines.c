@@ -6,24 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "../base/file.h"
 #include "../task/task.h"
-
-static char *slurp(const char *path, cl1_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cl1_err_set(err, "cannot read %s", path), NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = n >= 0 && n < (256L << 20) ? malloc((size_t)n + 1) : NULL;
-  if (!buf) {
-    fclose(f);
-    return cl1_err_set(err, "%s: not a baseline file (size %ld)", path, n), NULL;
-  }
-  size_t k = fread(buf, 1, (size_t)n, f);
-  buf[k] = 0;
-  fclose(f);
-  return buf;
-}
 
 static const char *str_field(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -88,8 +72,9 @@ static int put_task(cl1_store *s, const char *id, const char *shapes, char *full
 
 int cl1_baselines_import(cl1_store *s, const char *path, int *n_ok, int *n_failed, cl1_err *err) {
   *n_ok = *n_failed = 0;
-  char *text = slurp(path, err);
-  if (!text) return -1;
+  char *text;
+  size_t n;
+  if (cl1_file_read(path, 256LL << 20, &text, &n, err)) return cl1_err_wrap(err, "baseline file");
   cJSON *d = cJSON_Parse(text);
   free(text);
   if (!d) return cl1_err_set(err, "%s: not JSON", path);

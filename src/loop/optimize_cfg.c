@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "optimize_int.h"
+#include "../base/file.h"
 #include "../eval/eval.h"
 #include "review.h"
 
@@ -247,37 +248,13 @@ void cl1_opt_cleanup(cl1_opt_loop *L) {
 
 /* ---- outputs ------------------------------------------------------------------------------ */
 
-static int mkdirs(const char *path, cl1_err *err) {
-  char p[4096];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *s = p + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = 0;
-    if (mkdir(p, 0755) && errno != EEXIST) return cl1_err_set(err, "cannot create %s: %s", p, strerror(errno));
-    *s = '/';
-  }
-  if (mkdir(p, 0755) && errno != EEXIST) return cl1_err_set(err, "cannot create %s: %s", p, strerror(errno));
-  return 0;
-}
-
-static int write_text(const char *path, const char *text, cl1_err *err) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return cl1_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
-  bool ok = fputs(text, f) >= 0;
-  ok &= fclose(f) == 0;
-  if (!ok || rename(tmp, path)) return cl1_err_set(err, "cannot write %s: %s", path, strerror(errno));
-  return 0;
-}
-
 /* out/run-<id>/<level>/<name>.cu|c for every task with a passing solution in this run, and
  * out/run-<id>/summary.json. */
 int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err) {
   const cl1_optimize_opts *o = L->o;
   char dir[4096], path[4400];
   snprintf(dir, sizeof dir, "%s/run-%lld", o->out_dir, (long long)L->run_id);
-  if (mkdirs(dir, err)) return -1;
+  if (cl1_file_mkdirs(dir, err)) return -1;
   cJSON *doc = cJSON_CreateObject(), *tasks = cJSON_CreateArray();
   cJSON_AddNumberToObject(doc, "run", (double)L->run_id);
   cJSON_AddStringToObject(doc, "policy", o->policy.kind ? o->policy.kind : "");
@@ -298,10 +275,10 @@ int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err) {
     if (!rc && sol) {
       char *src = NULL;
       snprintf(path, sizeof path, "%s/level%d", dir, L->task[t]->level);
-      rc = mkdirs(path, err) || cl1_store_solution_source(L->store, sol, &src, err);
+      rc = cl1_file_mkdirs(path, err) || cl1_store_solution_source(L->store, sol, &src, err);
       snprintf(path, sizeof path, "%s/level%d/%s.%s", dir, L->task[t]->level, L->task[t]->name,
                L->backend == CL1_BACKEND_CUDA ? "cu" : "c");
-      if (!rc) rc = write_text(path, src, err);
+      if (!rc) rc = cl1_file_write_atomic(path, src, err);
       free(src);
       cJSON_AddNumberToObject(row, "best_speedup", best);
       cJSON_AddNumberToObject(row, "solution_id", (double)sol);
@@ -330,7 +307,7 @@ int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err) {
   char *text = cJSON_Print(doc);
   cJSON_Delete(doc);
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  if (!rc) rc = text ? write_text(path, text, err) : cl1_err_set(err, "out of memory");
+  if (!rc) rc = text ? cl1_file_write_atomic(path, text, err) : cl1_err_set(err, "out of memory");
   free(text);
   return rc;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "../base/file.h"
 #include "../base/proc.h"
 
 #define MAX_FILE ((long)4 << 20) /* twin, reference, header, template: none is near this */
@@ -89,30 +90,16 @@ static bool is_file(const char *p) {
 
 /* Reads a whole text file; what names it in an error ("the PyTorch twin"). */
 static int read_file(const char *path, const char *what, char **out, size_t *len, cl1_err *err) {
+  size_t n;
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return cl1_err_set(err, "cannot read %s %s: %s", what, path, strerror(errno));
-  char *buf = NULL;
-  long n = -1;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= MAX_FILE &&
-      fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
-      fread(buf, 1, (size_t)n, f) == (size_t)n) {
-    fclose(f);
-    buf[n] = 0;
-    if (memchr(buf, 0, (size_t)n)) {
-      free(buf);
-      return cl1_err_set(err, "%s %s holds a NUL byte: not a text file", what, path);
-    }
-    *out = buf;
-    if (len) *len = (size_t)n;
-    return 0;
+  if (cl1_file_read(path, MAX_FILE, out, &n, err)) return cl1_err_wrap(err, "cannot read %s", what);
+  if (memchr(*out, 0, n)) {
+    free(*out);
+    *out = NULL;
+    return cl1_err_set(err, "%s %s holds a NUL byte: not a text file", what, path);
   }
-  int e = errno;
-  fclose(f);
-  free(buf);
-  if (n > MAX_FILE) return cl1_err_set(err, "%s %s is %ld bytes, over the %ld-byte limit", what,
-                                       path, n, MAX_FILE);
-  return cl1_err_set(err, "cannot read %s %s: %s", what, path, e ? strerror(e) : "read failed");
+  if (len) *len = n;
+  return 0;
 }
 
 /* A file's text without trailing whitespace, so "```\n{{x}}\n```" closes right after it. */
