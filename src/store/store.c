@@ -592,7 +592,7 @@ int cl1_store_baseline_put(cl1_store *s, const cl1_store_baseline *b, cl1_err *e
   int rc = cl1_store_write(s, op, err,
       "INSERT INTO baselines(task_id, shapes, name, status, median_ms, ref_ms, ci_rel, torch, gpu,"
       " source, imported_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-      " strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+      " " CL1_STORE_NOW ")"
       " ON CONFLICT(task_id, shapes, name) DO UPDATE SET status = excluded.status,"
       " median_ms = excluded.median_ms, ref_ms = excluded.ref_ms, ci_rel = excluded.ci_rel,"
       " torch = excluded.torch, gpu = excluded.gpu, source = excluded.source,"
