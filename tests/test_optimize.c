@@ -152,17 +152,24 @@ static void test_two_tasks_two_rounds(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* A run slow enough to interrupt: the fake LLM answers after 300 ms; fills the optimize command
+ * (output discarded) and the store's path under dir. */
+static fake_llm *slow_run_setup(const char *dir, char *cmd, size_t n, char *db_path, size_t dn) {
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, answer, NULL);
+  fake_llm_set_delay(f, 300);
+  snprintf(db_path, dn, "%s/s.db", dir);
+  optimize_cmd(cmd, n, fake_llm_url(f), dir, "> /dev/null 2>&1");
+  return f;
+}
+
 /* Killed mid-run (SIGKILL) once some samples are evaluated; --resume finishes the run, and every
  * sample and evaluation stored before the kill is still there, unchanged or carried forward. */
 static void test_kill_and_resume(void **state) {
   (void)state;
   char *dir = th_tmpdir();
-  fake_llm *f = fake_llm_start();
-  fake_llm_set_default(f, answer, NULL);
-  fake_llm_set_delay(f, 300);
   char cmd[2048], out[1 << 16], db_path[512];
-  snprintf(db_path, sizeof db_path, "%s/s.db", dir);
-  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "> /dev/null 2>&1");
+  fake_llm *f = slow_run_setup(dir, cmd, sizeof cmd, db_path, sizeof db_path);
   pid_t pid = start_until_evaluated(cmd, db_path, 3);
   kill(-pid, SIGKILL);
   waitpid(pid, NULL, 0);
@@ -218,12 +225,8 @@ static void test_kill_and_resume(void **state) {
 static void test_sigint_and_resume(void **state) {
   (void)state;
   char *dir = th_tmpdir();
-  fake_llm *f = fake_llm_start();
-  fake_llm_set_default(f, answer, NULL);
-  fake_llm_set_delay(f, 300);
   char cmd[2048], out[1 << 16], db_path[512];
-  snprintf(db_path, sizeof db_path, "%s/s.db", dir);
-  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "> /dev/null 2>&1");
+  fake_llm *f = slow_run_setup(dir, cmd, sizeof cmd, db_path, sizeof db_path);
   char exec_cmd[2100];
   snprintf(exec_cmd, sizeof exec_cmd, "exec %s", cmd); /* the shell becomes cudal1 */
   pid_t pid = start_until_evaluated(exec_cmd, db_path, 1);
