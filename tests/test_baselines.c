@@ -111,6 +111,13 @@ static void test_schema_errors(void **state) {
   snprintf(cmd, sizeof cmd, "%s/cudal1 baselines import %s/none.json --db %s 2>&1", th_build(), dir, db);
   assert_int_equal(th_run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "none.json"));
+  /* more files than one import takes: refused by name, none dropped silently */
+  static char many[257 * sizeof(" " FIXTURE) + 512];
+  int k = snprintf(many, sizeof many, "%s/cudal1 baselines import --db %s/many.db", th_build(), dir);
+  for (int i = 0; i < 257; i++) k += snprintf(many + k, sizeof many - (size_t)k, " " FIXTURE);
+  snprintf(many + k, sizeof many - (size_t)k, " 2>&1");
+  assert_int_equal(th_run(many, out, sizeof out), 2);
+  assert_non_null(strstr(out, "at most 256 files"));
   snprintf(cmd, sizeof cmd, "%s/cudal1 eval --task level1/19_ReLU --solution tests/legit/host/19_ReLU.c "
            "--device host --shapes test --baseline eager --db %s 2>&1", th_build(), db);
   assert_int_equal(th_run(cmd, out, sizeof out), 2);

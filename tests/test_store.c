@@ -217,6 +217,34 @@ static void test_migration_steps(void **state) {
   rm_dir(d);
 }
 
+/* A batch of baseline rows is all or nothing: the second row's task is not in the store, so the
+ * first row is not written either; a good batch writes every row. */
+static void test_baselines_batch(void **state) {
+  (void)state;
+  char path[300];
+  char *d = db_in_new_dir(path, sizeof path);
+  cl1_err err = {{0}};
+  cl1_store *s;
+  assert_int_equal(cl1_store_open(path, &s, &err), 0);
+  assert_int_equal(cl1_store_task_put(s, TASK, 1, "19_ReLU", false, &err), 0);
+  cl1_store_baseline rows[2] = {
+      {.task_id = TASK, .shapes = "small", .name = "eager", .status = "ok", .median_ms = 0.5,
+       .ref_ms = 0.4, .ci_rel = 0.01},
+      {.task_id = "level1/1_nowhere", .shapes = "small", .name = "eager", .status = "ok",
+       .median_ms = 0.5, .ref_ms = 0.4, .ci_rel = 0.01}};
+  assert_int_equal(cl1_store_baselines_put(s, rows, 2, &err), -1);
+  assert_non_null(strstr(err.msg, "put baseline"));
+  assert_int_equal(q_int(s, "SELECT count(*) FROM baselines"), 0);
+  rows[1].task_id = TASK;
+  rows[1].name = "graph";
+  rows[1].status = "capture_failed";
+  assert_int_equal(cl1_store_baselines_put(s, rows, 2, &err), 0);
+  assert_int_equal(q_int(s, "SELECT count(*) FROM baselines WHERE status='ok'"), 1);
+  assert_int_equal(q_int(s, "SELECT count(*) FROM baselines WHERE status='capture_failed'"), 1);
+  cl1_store_close(s);
+  rm_dir(d);
+}
+
 static void test_runs_rounds(void **state) {
   (void)state;
   char path[300], status[16];
@@ -803,7 +831,7 @@ int main(void) {
       cmocka_unit_test(test_migration_steps),      cmocka_unit_test(test_runs_rounds),
       cmocka_unit_test(test_solution_dedup),       cmocka_unit_test(test_best_successes),
       cmocka_unit_test(test_samples),              cmocka_unit_test(test_threads),
-      cmocka_unit_test(test_kill_durability),
+      cmocka_unit_test(test_kill_durability),      cmocka_unit_test(test_baselines_batch),
   };
   return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

@@ -33,7 +33,10 @@ int cl1_cmd_baselines(int argc, char **argv) {
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "cudal1 baselines: unknown option '%s'\n", argv[i]);
       return 2;
-    } else if (n < 256) {
+    } else if (n == (int)(sizeof files / sizeof *files)) {
+      fprintf(stderr, "cudal1 baselines import: at most %d files at once\n", n);
+      return 2;
+    } else {
       files[n++] = argv[i];
     }
   }

@@ -1,6 +1,8 @@
 /* baselines.c — importing tools/baselines.py's files into the store and speedups against them
- * (baselines.h). The whole file is checked before anything is written. */
+ * (baselines.h). The whole file is checked, and its tasks loaded, before anything is written; its
+ * rows are written in one transaction. */
 #include "baselines.h"
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,21 +31,24 @@ static int check_mode(const char *path, int i, const cJSON *m, cl1_err *err) {
   return 0;
 }
 
-/* The document's shape: tool, shapes, results[] of {task, ref_ms?, modes{name: {...}}}. */
-static int check_doc(const char *path, const cJSON *d, cl1_err *err) {
-  if (!cJSON_IsObject(d)) return cl1_err_set(err, "%s: not a JSON object", path);
+/* The document's shape: tool, shapes, results[] of {task, ref_ms?, modes{name: {...}}}. Each
+ * row's task is found and loaded here, once (tasks[i], the caller frees them); *n_modes counts
+ * every row's modes. */
+static int check_doc(const char *path, const cJSON *d, cl1_task **tasks, int *n_modes,
+                     cl1_err *err) {
   const char *sh = str_field(d, "shapes");
   if (!sh || (strcmp(sh, "small") && strcmp(sh, "large") && strcmp(sh, "test")))
     return cl1_err_set(err, "%s: shapes: expected \"small\", \"large\" or \"test\"", path);
-  const cJSON *res = cJSON_GetObjectItemCaseSensitive(d, "results"), *r;
-  if (!cJSON_IsArray(res)) return cl1_err_set(err, "%s: results: expected an array", path);
+  const cJSON *r;
   int i = 0;
-  cJSON_ArrayForEach(r, res) {
+  *n_modes = 0;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d, "results")) {
     const char *t = str_field(r, "task");
     if (!t) return cl1_err_set(err, "%s: results[%d].task: expected a task id", path, i);
     char dir[4096];
     cl1_err e2 = {{0}};
-    if (cl1_task_find(cl1_suite_root(), t, dir, sizeof dir, &e2))
+    if (cl1_task_find(cl1_suite_root(), t, dir, sizeof dir, &e2) ||
+        cl1_task_load(dir, &tasks[i], &e2))
       return cl1_err_set(err, "%s: results[%d].task: %s", path, i, e2.msg);
     const cJSON *ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms");
     if (ref && !cJSON_IsNull(ref) && !(cJSON_IsNumber(ref) && ref->valuedouble > 0))
@@ -51,22 +56,53 @@ static int check_doc(const char *path, const cJSON *d, cl1_err *err) {
     const cJSON *modes = cJSON_GetObjectItemCaseSensitive(r, "modes"), *m;
     if (!cJSON_IsObject(modes))
       return cl1_err_set(err, "%s: results[%d].modes: expected an object of modes", path, i);
-    cJSON_ArrayForEach(m, modes) if (check_mode(path, i, m, err)) return -1;
+    cJSON_ArrayForEach(m, modes) {
+      if (check_mode(path, i, m, err)) return -1;
+      (*n_modes)++;
+    }
     i++;
   }
   return 0;
 }
 
-static int put_task(cl1_store *s, const char *id, const char *shapes, char *full, size_t n,
-                    cl1_err *err) {
-  char dir[4096];
-  cl1_task *t = NULL;
-  if (cl1_task_find(cl1_suite_root(), id, dir, sizeof dir, err) || cl1_task_load(dir, &t, err))
-    return -1;
-  snprintf(full, n, "%s", t->id);
-  int rc = cl1_store_task_put(s, t->id, t->level, t->name,
-                              cl1_task_degenerate_at(t, cl1_shapes_parse(shapes)), err);
-  cl1_task_free(t);
+/* One mode of a checked row as a store row; its reference time is the one timed beside it when
+ * the file has that, else the row's. */
+static cl1_store_baseline mode_row(const cJSON *d, const cJSON *r, const cJSON *m, const char *id,
+                                   const char *path) {
+  const char *tool = str_field(d, "tool");
+  const cJSON *ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms"),
+              *ms = cJSON_GetObjectItemCaseSensitive(m, "median_ms"),
+              *ci = cJSON_GetObjectItemCaseSensitive(m, "ci_rel"),
+              *mref = cJSON_GetObjectItemCaseSensitive(m, "ref_ms");
+  if (cJSON_IsNumber(mref) && mref->valuedouble > 0) ref = mref;
+  return (cl1_store_baseline){
+      .task_id = id, .shapes = str_field(d, "shapes"), .name = m->string,
+      .status = str_field(m, "status"), .torch = str_field(d, "torch"), .gpu = str_field(d, "gpu"),
+      .source = tool ? tool : path,
+      .median_ms = cJSON_IsNumber(ms) ? ms->valuedouble : NAN,
+      .ref_ms = cJSON_IsNumber(ref) ? ref->valuedouble : NAN,
+      .ci_rel = cJSON_IsNumber(ci) ? ci->valuedouble : NAN};
+}
+
+/* Writes a checked document: its tasks, then all its rows in one transaction. */
+static int put_doc(cl1_store *s, const char *path, const cJSON *d, cl1_task **tasks, int n_modes,
+                   int *n_ok, int *n_failed, cl1_err *err) {
+  const int set = cl1_shapes_parse(str_field(d, "shapes"));
+  cl1_store_baseline *rows = calloc(n_modes ? (size_t)n_modes : 1, sizeof *rows);
+  if (!rows) return cl1_err_set(err, "%s: out of memory", path);
+  const cJSON *r, *m;
+  int i = 0, k = 0, rc = 0;
+  cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(d, "results")) {
+    const cl1_task *t = tasks[i++];
+    if ((rc = cl1_store_task_put(s, t->id, t->level, t->name, cl1_task_degenerate_at(t, set), err)))
+      break;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(r, "modes"))
+      rows[k++] = mode_row(d, r, m, t->id, path);
+  }
+  assert(rc || k == n_modes);
+  if (!rc) rc = cl1_store_baselines_put(s, rows, n_modes, err);
+  for (int j = 0; !rc && j < n_modes; j++) (*(strcmp(rows[j].status, "ok") ? n_failed : n_ok))++;
+  free(rows);
   return rc;
 }
 
@@ -78,32 +114,16 @@ int cl1_baselines_import(cl1_store *s, const char *path, int *n_ok, int *n_faile
   cJSON *d = cJSON_Parse(text);
   free(text);
   if (!d) return cl1_err_set(err, "%s: not JSON", path);
-  int rc = check_doc(path, d, err);
-  const char *shapes = str_field(d, "shapes"), *torch = str_field(d, "torch"),
-             *gpu = str_field(d, "gpu"), *tool = str_field(d, "tool");
-  const cJSON *r, *results = rc ? NULL : cJSON_GetObjectItemCaseSensitive(d, "results");
-  cJSON_ArrayForEach(r, results) {
-    char id[256];
-    if ((rc = put_task(s, str_field(r, "task"), shapes, id, sizeof id, err))) break;
-    const cJSON *row_ref = cJSON_GetObjectItemCaseSensitive(r, "ref_ms"), *m;
-    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(r, "modes")) {
-      const cJSON *ref = row_ref;
-      const cJSON *ms = cJSON_GetObjectItemCaseSensitive(m, "median_ms"),
-                  *ci = cJSON_GetObjectItemCaseSensitive(m, "ci_rel"),
-                  *mref = cJSON_GetObjectItemCaseSensitive(m, "ref_ms");
-      if (cJSON_IsNumber(mref) && mref->valuedouble > 0) ref = mref; /* timed beside this mode */
-      cl1_store_baseline b = {
-          .task_id = id, .shapes = shapes, .name = m->string, .status = str_field(m, "status"),
-          .torch = torch, .gpu = gpu, .source = tool ? tool : path,
-          .median_ms = cJSON_IsNumber(ms) ? ms->valuedouble : NAN,
-          .ref_ms = cJSON_IsNumber(ref) ? ref->valuedouble : NAN,
-          .ci_rel = cJSON_IsNumber(ci) ? ci->valuedouble : NAN};
-      if ((rc = cl1_store_baseline_put(s, &b, err))) break;
-      if (!strcmp(b.status, "ok")) (*n_ok)++;
-      else (*n_failed)++;
-    }
-    if (rc) break;
-  }
+  const cJSON *res = cJSON_GetObjectItemCaseSensitive(d, "results");
+  int rc = 0, n_rows = cJSON_IsArray(res) ? cJSON_GetArraySize(res) : 0, n_modes = 0;
+  cl1_task **tasks = calloc(n_rows ? (size_t)n_rows : 1, sizeof *tasks);
+  if (!tasks) rc = cl1_err_set(err, "%s: out of memory", path);
+  else if (!cJSON_IsObject(d)) rc = cl1_err_set(err, "%s: not a JSON object", path);
+  else if (!cJSON_IsArray(res)) rc = cl1_err_set(err, "%s: results: expected an array", path);
+  else rc = check_doc(path, d, tasks, &n_modes, err);
+  if (!rc) rc = put_doc(s, path, d, tasks, n_modes, n_ok, n_failed, err);
+  for (int i = 0; tasks && i < n_rows; i++) cl1_task_free(tasks[i]);
+  free(tasks);
   cJSON_Delete(d);
   return rc ? -1 : 0;
 }

@@ -581,25 +581,37 @@ int cl1_store_round_status(cl1_store *s, int64_t run_id, const char *task_id, in
 
 /* ---- baselines ---------------------------------------------------------------------------- */
 
-int cl1_store_baseline_put(cl1_store *s, const cl1_store_baseline *b, cl1_err *err) {
+int cl1_store_baselines_put(cl1_store *s, const cl1_store_baseline *rows, int n, cl1_err *err) {
   static const char op[] = "put baseline";
-  if (!b->task_id || !b->shapes || !b->name || !b->status)
-    return cl1_store_bad(s, err, op, "task, shapes, name and status are required");
-  if (!strcmp(b->status, "ok") && !(b->median_ms > 0))
-    return cl1_store_bad(s, err, op, "%s %s %s: status ok needs a positive median", b->task_id,
-                         b->shapes, b->name);
+  assert(n >= 0 && (n == 0 || rows));
+  for (int i = 0; i < n; i++) {
+    const cl1_store_baseline *b = &rows[i];
+    if (!b->task_id || !b->shapes || !b->name || !b->status)
+      return cl1_store_bad(s, err, op, "task, shapes, name and status are required");
+    if (!strcmp(b->status, "ok") && !(b->median_ms > 0))
+      return cl1_store_bad(s, err, op, "%s %s %s: status ok needs a positive median", b->task_id,
+                           b->shapes, b->name);
+  }
   if (cl1_store_begin(s, op, err)) return -1;
-  int rc = cl1_store_write(s, op, err,
-      "INSERT INTO baselines(task_id, shapes, name, status, median_ms, ref_ms, ci_rel, torch, gpu,"
-      " source, imported_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-      " " CL1_STORE_NOW ")"
-      " ON CONFLICT(task_id, shapes, name) DO UPDATE SET status = excluded.status,"
-      " median_ms = excluded.median_ms, ref_ms = excluded.ref_ms, ci_rel = excluded.ci_rel,"
-      " torch = excluded.torch, gpu = excluded.gpu, source = excluded.source,"
-      " imported_at = excluded.imported_at",
-      "ttttrrrttt", b->task_id, b->shapes, b->name, b->status, b->median_ms, b->ref_ms, b->ci_rel,
-      b->torch, b->gpu, b->source);
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    const cl1_store_baseline *b = &rows[i];
+    rc = cl1_store_write(s, op, err,
+        "INSERT INTO baselines(task_id, shapes, name, status, median_ms, ref_ms, ci_rel, torch, gpu,"
+        " source, imported_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+        " " CL1_STORE_NOW ")"
+        " ON CONFLICT(task_id, shapes, name) DO UPDATE SET status = excluded.status,"
+        " median_ms = excluded.median_ms, ref_ms = excluded.ref_ms, ci_rel = excluded.ci_rel,"
+        " torch = excluded.torch, gpu = excluded.gpu, source = excluded.source,"
+        " imported_at = excluded.imported_at",
+        "ttttrrrttt", b->task_id, b->shapes, b->name, b->status, b->median_ms, b->ref_ms, b->ci_rel,
+        b->torch, b->gpu, b->source);
+  }
   return cl1_store_end(s, rc, op, err);
+}
+
+int cl1_store_baseline_put(cl1_store *s, const cl1_store_baseline *b, cl1_err *err) {
+  return cl1_store_baselines_put(s, b, 1, err);
 }
 
 int cl1_store_baseline_get(cl1_store *s, const char *task_id, const char *shapes, const char *name,

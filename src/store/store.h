@@ -171,6 +171,8 @@ typedef struct {
   double median_ms, ref_ms, ci_rel;
 } cl1_store_baseline;
 int cl1_store_baseline_put(cl1_store *s, const cl1_store_baseline *b, cl1_err *err);
+/* n rows in one transaction: all of them are written or none. */
+int cl1_store_baselines_put(cl1_store *s, const cl1_store_baseline *rows, int n, cl1_err *err);
 
 typedef struct {
   bool found;
