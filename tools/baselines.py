@@ -235,6 +235,11 @@ def worker(args):
     return 0
 
 
+def failed_row(tid, why, modes):
+    """The row of a task whose worker died in it: every mode it was running failed with why."""
+    return {"task": tid, "modes": {k: {"status": f"task_failed: {why}"} for k in modes}}
+
+
 def missing(rows, tasks, modes):
     """{task: [modes it still needs]}: cells absent from rows, or dead with their worker."""
     need = {}
@@ -343,7 +348,7 @@ def precompile(args, need):
                 f.writelines(f"{r['task']} {k}\n" for k in r["modes"] if k not in bad)
 
     def on_fail(tid, why):
-        r = {"task": tid, "modes": {k: {"status": f"task_failed: {why}"} for k in modes}}
+        r = failed_row(tid, why, modes)
         on_row(r)
         return r
 
@@ -466,7 +471,7 @@ def main():
             break
 
         def on_fail(tid, why, m=m):
-            r = {"task": tid, "modes": {k: {"status": f"task_failed: {why}"} for k in m}}
+            r = failed_row(tid, why, m)
             on_row(r)
             return r
         got = {}
