@@ -72,6 +72,16 @@ typedef struct {
 
 void cl1_eval_opts_default(cl1_eval_opts *o);
 
+/* The candidate worker's memory budget: what the harness itself already holds when the sandbox
+ * closes (measured there: its code, the device's buffers, the flush buffer) plus this allowance
+ * for the task's data (x 2 on the host, x 3 on CUDA: the candidate's own copies and scratch) and
+ * a fixed room for the solution's code, libraries, allocator arenas and workspace. On the host
+ * it is the RLIMIT_AS the candidate runs under; on CUDA (the driver and cuDNN reserve tens of GB
+ * of address space they never touch) it bounds the resident memory the judge watches. */
+#define CL1_HOST_MEM_ROOM ((size_t)1 << 30)
+#define CL1_CUDA_MEM_ROOM ((size_t)8 << 30)
+size_t cl1_eval_mem_allowance(cl1_backend b, size_t data_bytes);
+
 /* Runs the evaluation. Returns 0 when a verdict was reached (see r->verdict; infra_error is also
  * a verdict), 2 for a usage/input error (err: bad task, missing file), 3 when nothing could be
  * judged for reasons outside the candidate (err). */

@@ -41,6 +41,11 @@ void cl1_eval_opts_default(cl1_eval_opts *o) {
   o->hold_us = 100;
 }
 
+size_t cl1_eval_mem_allowance(cl1_backend b, size_t data_bytes) {
+  return b == CL1_BACKEND_HOST ? data_bytes * 2 + CL1_HOST_MEM_ROOM
+                               : data_bytes * 3 + CL1_CUDA_MEM_ROOM;
+}
+
 
 uint64_t cl1_judge_seed(cl1_pass *p) {
   /* splitmix64 over a secret starting state: the candidate sees each seed only when it is used */
@@ -152,9 +157,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
     return -1;
   const cl1_eval_opts *o = p->o;
   size_t data = p->inst->in_bytes * CL1_WORKER_SLOTS + p->inst->par_bytes + p->inst->out_bytes;
-  size_t mem = o->mem_limit ? o->mem_limit
-                            : (o->backend == CL1_BACKEND_HOST ? data * 2 + ((size_t)768 << 20)
-                                                              : data * 3 + ((size_t)8 << 30));
+  size_t mem = o->mem_limit ? o->mem_limit : cl1_eval_mem_allowance(o->backend, data);
   p->cand.rss_limit = mem + p->region_bytes * 2;
   for (int k = 0; k < 2; k++) {
     cl1_wproc *w = k ? &p->cand : &p->ref;
