@@ -1,6 +1,8 @@
 /* expect.h — what a manifest expectation means, shared by the corpus tests (tests/eval_cases.h)
  * and bench/corpus, so a run is judged the same way in both:
- *   pass        verdict pass and no flag (an honest kernel must not be flagged)
+ *   pass        verdict pass and no flag (an honest kernel must not be flagged); a flag about
+ *               the machine (noisy_timing: a loaded machine's re-measurements disagreed, the
+ *               lowest speedup counted) says nothing of the kernel and is allowed
  *   pass+FLAG   verdict pass with FLAG among the flags
  *   pass-slow   verdict pass with speedup < 1 (work hidden from the timer was timed)
  *   anything else: the verdict itself ("incorrect", "hack:unstable", ...). */
@@ -23,14 +25,16 @@ static inline bool th_expect_met(const char *expect, const cJSON *j, char *why, 
     snprintf(why, n, "expected %s, got %s", expect, verdict);
     return false;
   }
-  if (!strcmp(expect, "pass") && cJSON_GetArraySize(fl) > 0) {
+  int kernel_flags = 0;
+  const cJSON *f;
+  cJSON_ArrayForEach(f, fl) kernel_flags += !(cJSON_IsString(f) && !strcmp(f->valuestring, "noisy_timing"));
+  if (!strcmp(expect, "pass") && kernel_flags > 0) {
     char *t = cJSON_PrintUnformatted(fl);
     snprintf(why, n, "an honest pass must raise no flag, got %s", t ? t : "?");
     cJSON_free(t);
     return false;
   }
   if (!strncmp(expect, "pass+", 5)) {
-    const cJSON *f;
     cJSON_ArrayForEach(f, fl) if (cJSON_IsString(f) && !strcmp(f->valuestring, expect + 5)) return true;
     snprintf(why, n, "expected the flag %s", expect + 5);
     return false;

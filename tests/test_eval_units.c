@@ -193,6 +193,16 @@ static void test_stats(void **st) {
 /* Re-measurement agreement: 10% for long calls; microsecond calls get launch-jitter slack (the
  * H200 figures of tests/legit/cuda/l2_14: 2.68x .. 4.02x for a 3.6 us candidate, 14.7 us
  * reference), which a 0.35 ms call does not. */
+/* A disagreement is a hack only on CUDA and only while the reference held steady. */
+static void test_remeasure_judge(void **st) {
+  (void)st;
+  assert_int_equal(cl1_remeasure_judge(2.0, 2.1, 1.0, 1.01, 0.5, 1.0, 0), CL1_REMEASURE_AGREE);
+  assert_int_equal(cl1_remeasure_judge(2.17, 3.09, 1.0, 1.02, 0.5, 1.0, 0), CL1_REMEASURE_UNSTABLE);
+  assert_int_equal(cl1_remeasure_judge(2.17, 3.09, 1.0, 1.30, 0.5, 1.0, 0), CL1_REMEASURE_NOISY);
+  assert_int_equal(cl1_remeasure_judge(2.17, 3.09, 1.0, 1.02, 0.5, 1.0, 1), CL1_REMEASURE_NOISY);
+  assert_int_equal(cl1_remeasure_judge(2.0, 2.1, 1.0, 1.5, 0.5, 1.0, 1), CL1_REMEASURE_AGREE);
+}
+
 static void test_speedups_agree(void **st) {
   (void)st;
   assert_true(cl1_speedups_agree(1.0, 1.09, 0.35, 0.35));
@@ -236,6 +246,7 @@ int main(void) {
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
       cmocka_unit_test(test_speedups_agree),
+      cmocka_unit_test(test_remeasure_judge),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

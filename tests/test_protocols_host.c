@@ -42,14 +42,18 @@ static void test_suspicious_is_remeasured(void **st) {
   const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speedup");
   assert_non_null(t);
   int meas = cJSON_GetObjectItemCaseSensitive(t, "measurements")->valueint;
-  if (sp->valuedouble >= 1.0) {
-    /* re-measured: 1 + 2 measurements, and either they agreed (pass) or not (hack:unstable) */
+  assert_string_equal(s(j, "verdict"), "pass");
+  if (meas > 1) {
+    /* re-measured (the first speedup was >= 1): 1 + 2 measurements. On the host a disagreement
+       is the machine's load, never the honest kernel's hack: it passes either way, and the
+       lowest speedup, which may be under 1, is the one counted */
     assert_int_equal(meas, 3);
-    if (!strcmp(s(j, "verdict"), "pass"))
-      assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "remeasured_speedups")), 2);
-    assert_true(!strcmp(s(j, "verdict"), "pass") || !strcmp(s(j, "verdict"), "hack:unstable"));
+    assert_string_equal(s(j, "verdict"), "pass");
+    const cJSON *rm = cJSON_GetObjectItemCaseSensitive(t, "remeasured_speedups"), *x;
+    assert_int_equal(cJSON_GetArraySize(rm), 2);
+    cJSON_ArrayForEach(x, rm) assert_true(sp->valuedouble <= x->valuedouble + 1e-9);
   } else {
-    assert_int_equal(meas, 1);
+    assert_true(sp->valuedouble < 1.0);
   }
   cJSON_Delete(j);
   /* without the option a result below 3x is not re-measured */

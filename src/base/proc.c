@@ -170,6 +170,23 @@ int cl1_proc_run(char *const argv[], const char *cwd, int timeout_ms, char *out,
   return cl1_proc_run_lim(argv, cwd, timeout_ms, NULL, out, out_cap, out_len, exit_status, err);
 }
 
+int cl1_proc_mem(int pid, size_t *vm_bytes, size_t *rss_bytes) {
+  char p[64];
+  if (pid) snprintf(p, sizeof p, "/proc/%d/statm", pid);
+  else snprintf(p, sizeof p, "/proc/self/statm");
+  *vm_bytes = *rss_bytes = 0;
+  FILE *f = fopen(p, "r");
+  if (!f) return -1;
+  unsigned long size = 0, res = 0;
+  int k = fscanf(f, "%lu %lu", &size, &res);
+  fclose(f);
+  if (k != 2) return -1;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  *vm_bytes = size * page;
+  *rss_bytes = res * page;
+  return 0;
+}
+
 int cl1_proc_exe_dir(char *out, size_t n) {
   assert(out && n > 0);
   ssize_t k = readlink("/proc/self/exe", out, n);

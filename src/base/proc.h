@@ -29,6 +29,10 @@ int cl1_proc_run_lim(char *const argv[], const char *cwd, int timeout_ms,
                      const cl1_proc_limits *lim, char *out, size_t out_cap, size_t *out_len,
                      int *exit_status, cl1_err *err);
 
+/* The address space (VmSize) and resident memory (VmRSS) of process pid (0: this one), in bytes,
+ * from /proc/PID/statm. 0, or -1 when it cannot be read (both then 0). */
+int cl1_proc_mem(int pid, size_t *vm_bytes, size_t *rss_bytes);
+
 /* The folder holding the running executable (from /proc/self/exe). Returns 0, or -1 if it cannot
  * be read or does not fit in n bytes. */
 int cl1_proc_exe_dir(char *out, size_t n);

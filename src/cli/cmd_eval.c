@@ -42,6 +42,9 @@ static const char help[] =
     "                       task's best so far is re-measured\n"
     "  --reward-clip K      clip of the normalised reward (default 1.5)\n"
     "  --log-reward         reward = ln(speedup) instead of the speedup\n"
+    "  --mem-allowance MIB  the candidate's memory beyond what the harness holds when the\n"
+    "                       sandbox closes (default: 2x the task's data + 1024 on the host,\n"
+    "                       3x + 8192 on CUDA; `--json` says the figures used under \"machine\")\n"
     "  --no-sandbox         debugging only: run the candidate unconfined\n"
     "  --baseline NAME      also the speedup against PyTorch baseline NAME (eager, compile,\n"
     "                       reduce-overhead, graph; repeatable) from the store (--db PATH,\n"
@@ -83,7 +86,9 @@ static void report(const cl1_eval_opts *o, const cl1_eval_result *r) {
     printf("speedup   %.3fx  (median of %d paired trials, 95%% CI +-%.1f%%)\n", r->speedup,
            r->ref.n < r->cand.n ? r->ref.n : r->cand.n, 50 * r->speedup_ci_rel);
   }
-  if (r->has_reward_norm)
+  if (!strcmp(r->verdict, "infra_error"))
+    printf("reward    none (infra_error: no signal; the sample is retried or dropped)\n");
+  else if (r->has_reward_norm)
     printf("reward    %.3f (normalised against the task's history: %.3f)\n", r->reward,
            r->reward_norm);
   else
@@ -182,6 +187,7 @@ int cl1_cmd_eval(int argc, char **argv) {
     else if (!strcmp(a, "--review-template")) { NEED(); ro.template_path = next; }
     else if (!strcmp(a, "--review-threshold")) { NEED(); if (cl1_cli_double(a, next, 0, 1e9, &d)) return 2; ro.threshold = d; }
     else if (!strcmp(a, "--no-sandbox")) o.no_sandbox = true;
+    else if (!strcmp(a, "--mem-allowance")) { NEED(); if (cl1_cli_int(a, next, 1, 1 << 24, &v)) return 2; o.mem_limit = (size_t)v << 20; }
     else if (!strcmp(a, "--seed")) { NEED(); if (cl1_cli_int(a, next, 1, (long long)9e18, &v)) return 2; o.seed = (uint64_t)v; }
     else if (!strcmp(a, "--min-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.min_trials = (int)v; }
     else if (!strcmp(a, "--max-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.max_trials = (int)v; }
@@ -228,6 +234,11 @@ int cl1_cmd_eval(int argc, char **argv) {
   if (!r) return 3;
   cl1_err err = {{0}};
   int rc = cl1_eval_run(&o, r, &err);
+  if (rc == 3 && json) { /* infra_error: the verdict and its cause as JSON too */
+    char *s = cl1_eval_json(&o, r);
+    if (s) puts(s);
+    free(s);
+  }
   if (rc) {
     fprintf(stderr, "cudal1 eval: %s\n", err.msg);
     free(r);

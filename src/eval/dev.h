@@ -15,6 +15,8 @@ struct cl1_dev {
   char name[128];            /* "NVIDIA H200" / "host CPU" */
   char driver[64];           /* driver version ("580.159.04") or "" */
   size_t l2_bytes;           /* last-level cache the flush must cover */
+  size_t flush_bytes;        /* what one flush writes (CUDA: 2 x L2 + 1 MiB; host: llc.h) */
+  char cache_source[96];     /* where l2_bytes came from ("cudaDevAttrL2CacheSize", "sysfs L3 ...") */
   void *stream;              /* the harness stream handed to solutions (NULL on host) */
   double hold_us;            /* CUDA: GPU-exclusive hold before the start event (begin()) */
   void *impl;

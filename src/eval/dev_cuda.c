@@ -175,7 +175,8 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   CK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
   CK(cudaEventCreate(&c->ev0));
   CK(cudaEventCreate(&c->ev1));
-  c->flush_bytes = 2 * (size_t)l2 + ((size_t)1 << 20);
+  d->flush_bytes = c->flush_bytes = 2 * (size_t)l2 + ((size_t)1 << 20);
+  snprintf(d->cache_source, sizeof d->cache_source, "cudaDevAttrL2CacheSize");
   CK(cudaMalloc(&c->flushbuf, c->flush_bytes));
   CK(cudaMemset(c->flushbuf, 0, c->flush_bytes));
   CK(cudaMalloc(&c->scratch, 64));

@@ -1,11 +1,12 @@
-/* dev_host.c — the host (CPU) device: plain memory, the host generator, a cache-sized write for
- * the flush, and the wall clock for both timer readings. */
+/* dev_host.c — the host (CPU) device: plain memory, the host generator, a write of twice the
+ * last-level cache for the flush (capped: llc.h), and the wall clock for both timer readings. */
 #include "dev.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "../base/hash.h"
+#include "../base/llc.h"
 
 typedef struct { double t0; unsigned char *flushbuf; size_t flush_bytes; } host_impl;
 
@@ -67,9 +68,12 @@ int cl1_dev_open_host(cl1_dev *d, cl1_err *err) {
   memset(d, 0, sizeof *d);
   host_impl *h = calloc(1, sizeof *h);
   if (!h) return cl1_err_set(err, "host: out of memory");
-  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  d->l2_bytes = l3 > 0 ? (size_t)l3 : (size_t)8 << 20;
-  h->flush_bytes = 2 * d->l2_bytes;
+  /* sysfs, not sysconf alone: glibc's figure was 10x the real cache on a VM (llc.h) */
+  cl1_llc llc;
+  cl1_llc_read(NULL, &llc);
+  d->l2_bytes = llc.bytes;
+  d->flush_bytes = h->flush_bytes = llc.flush_bytes;
+  snprintf(d->cache_source, sizeof d->cache_source, "%s", llc.source);
   h->flushbuf = calloc(1, h->flush_bytes);
   if (!h->flushbuf) { free(h); return cl1_err_set(err, "host: out of memory"); }
   d->backend = CL1_BACKEND_HOST;

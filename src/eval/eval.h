@@ -30,7 +30,8 @@ typedef struct {
   double peak_bw;                /* bytes/s for the roofline floor; 0 = measured peaks/default */
   cl1_reward_cfg reward;         /* clip k, floor, hack penalty, log speedup */
   const char *reward_stats;      /* running per-task statistics file, or NULL */
-  size_t mem_limit;              /* candidate worker host memory; 0 = default */
+  size_t mem_limit;              /* the candidate's memory beyond what the harness holds at the
+                                    sandbox's entry; 0 = cl1_eval_mem_allowance() */
   uint64_t seed;                 /* 0 = fresh random seeds */
   bool no_sandbox;               /* debugging only (cudal1 eval --no-sandbox) */
   const char *compile_cache;     /* NULL = default */
@@ -42,6 +43,10 @@ typedef struct {
   char verdict[64];
   char message[1024];
   char task_id[128], device[128], driver[64];
+  /* the machine as the workers saw it: the cache the flush covers, where that figure came
+     from, and the candidate's memory budget (as_limit 0: not an rlimit, the RSS watch only) */
+  double cache_bytes, flush_bytes, cand_vm_base, cand_as_limit, cand_rss_limit;
+  char cache_source[96];
   /* compile */
   double compile_s; bool compile_cached; char diag[4096];
   /* correctness */

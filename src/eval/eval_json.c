@@ -1,5 +1,6 @@
 /* eval_json.c — an evaluation result as JSON (cudal1 eval --json; the store keeps the same). */
 #include <cjson/cJSON.h>
+#include <string.h>
 #include "eval.h"
 #include "../task/task.h"
 
@@ -28,6 +29,16 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
                                                   : (o->warm_cache ? "warm-cache" : "default"));
   cJSON_AddStringToObject(j, "verdict", r->verdict);
   cJSON_AddStringToObject(j, "message", r->message);
+  if (r->cache_bytes > 0) {
+    /* what the machine told the workers, so a run on an odd machine can be read back (issue 17) */
+    cJSON *mc = cJSON_AddObjectToObject(j, "machine");
+    cJSON_AddNumberToObject(mc, "cache_bytes", r->cache_bytes);
+    cJSON_AddStringToObject(mc, "cache_source", r->cache_source);
+    cJSON_AddNumberToObject(mc, "flush_bytes", r->flush_bytes);
+    cJSON_AddNumberToObject(mc, "cand_vm_base_bytes", r->cand_vm_base);
+    cJSON_AddNumberToObject(mc, "cand_as_limit_bytes", r->cand_as_limit);
+    cJSON_AddNumberToObject(mc, "cand_rss_limit_bytes", r->cand_rss_limit);
+  }
   cJSON *c = cJSON_AddObjectToObject(j, "compile");
   cJSON_AddNumberToObject(c, "seconds", r->compile_s);
   cJSON_AddBoolToObject(c, "cached", r->compile_cached);
@@ -53,7 +64,9 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
   cJSON_AddNumberToObject(j, "speedup_ci95_rel", r->speedup_ci_rel);
   cJSON_AddNumberToObject(j, "reward_speedup", r->reward_speedup);
-  cJSON_AddNumberToObject(j, "reward", r->reward);
+  /* infra_error: no signal, not a zero (a policy must never be punished for our machine) */
+  if (!strcmp(r->verdict, "infra_error")) cJSON_AddNullToObject(j, "reward");
+  else cJSON_AddNumberToObject(j, "reward", r->reward);
   if (r->has_reward_norm) cJSON_AddNumberToObject(j, "reward_normalized", r->reward_norm);
   if (r->best_seen > 0) cJSON_AddNumberToObject(j, "best_speedup_before", r->best_seen);
   if (r->reward_note[0]) cJSON_AddStringToObject(j, "reward_stats_error", r->reward_note);

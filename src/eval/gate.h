@@ -26,6 +26,11 @@ typedef struct {
 
 /* 0: passes; 1: rejected (v filled); -1: could not check (err). */
 int cl1_gate_source(const char *src, size_t n, cl1_backend b, cl1_gate_verdict *v, cl1_err *err);
+/* Also the "size" rule: the memory the .so's segments take once loaded (PT_LOAD and PT_TLS
+ * p_memsz: static arrays count in full) must not pass CL1_GATE_MAX_LOAD_BYTES, which the
+ * candidate's memory budget (CL1_HOST_MEM_ROOM) covers, so a gated solution that then cannot be
+ * mapped is the harness's failure, never the candidate's. */
+#define CL1_GATE_MAX_LOAD_BYTES ((size_t)256 << 20)
 int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl1_err *err);
 
 /* 1 if an undefined symbol `name` may be imported by a solution on backend b. */

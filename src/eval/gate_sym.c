@@ -291,6 +291,24 @@ int cl1_gate_symbol_allowed(const char *name, cl1_backend b) {
   return name && *name && cl1_gate_symbol_category(name, b) == NULL;
 }
 
+/* The "size" rule on what loading the .so maps (gate.h). */
+static int load_size_rule(Elf *e, cl1_gate_verdict *v) {
+  size_t n = 0;
+  if (elf_getphdrnum(e, &n)) return 0;
+  unsigned long long total = 0;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(e, (int)i, &ph)) continue;
+    if (ph.p_type == PT_LOAD || ph.p_type == PT_TLS) total += ph.p_memsz;
+  }
+  if (total <= CL1_GATE_MAX_LOAD_BYTES) return 0;
+  snprintf(v->rule, sizeof v->rule, "size");
+  snprintf(v->why, sizeof v->why, "its segments take %.0f MiB once loaded (static arrays count in "
+           "full), over the %zu MiB a solution may map: allocate large buffers at run time",
+           total / 1048576.0, CL1_GATE_MAX_LOAD_BYTES >> 20);
+  return 1;
+}
+
 int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl1_err *err) {
   memset(v, 0, sizeof *v);
   if (elf_version(EV_CURRENT) == EV_NONE) return cl1_err_set(err, "gate: libelf is unusable");
@@ -351,6 +369,7 @@ int cl1_gate_symbols(const char *so_path, cl1_backend b, cl1_gate_verdict *v, cl
     snprintf(v->why + l, sizeof v->why - l, "; also %.200s", others);
   }
   if (rc == 0 && !found) rc = cl1_err_set(err, "gate: %s has no dynamic symbol table", so_path);
+  if (rc == 0) rc = load_size_rule(e, v);
   if (rc == 0 && interposed[0]) {
     snprintf(v->rule, sizeof v->rule, "interpose");
     snprintf(v->why, sizeof v->why, "defines '%.200s', a name of the C library or the CUDA "

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "proto.h"
+#include "../base/proc.h"
 #include "worker.h"
 
 int cl1_worker_exe(char *out, size_t n, cl1_err *err) {
@@ -99,29 +100,54 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
     return cl1_err_set(err, "pipe: %s", strerror(errno));
   int logfd = open(w->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (logfd < 0) return cl1_err_set(err, "cannot create %s: %s", w->log_path, strerror(errno));
+  /* The child reports a failed exec's errno through a close-on-exec pipe: EOF means the worker
+     program is running. A failure to start is the harness's (infra_error), and only this pipe,
+     which no solution code ever holds, can say so. */
+  int ex[2];
+  if (pipe2(ex, O_CLOEXEC)) return cl1_err_set(err, "pipe: %s", strerror(errno));
   pid_t pid = fork();
   if (pid < 0) return cl1_err_set(err, "fork: %s", strerror(errno));
   if (pid == 0) {
     setpgid(0, 0);
     /* Move the pipe ends above the target numbers first so dup2 cannot clobber them. */
     int a = fcntl(to[0], F_DUPFD, 10), b = fcntl(from[1], F_DUPFD, 10),
-        c = fcntl(w->shm_fd, F_DUPFD, 10), l = fcntl(logfd, F_DUPFD, 10);
+        c = fcntl(w->shm_fd, F_DUPFD, 10), l = fcntl(logfd, F_DUPFD, 10),
+        x = fcntl(ex[1], F_DUPFD_CLOEXEC, 10);
     int devnull = open("/dev/null", O_RDONLY);
-    if (a < 0 || b < 0 || c < 0 || l < 0 || devnull < 0) _exit(120);
+    int e = errno;
+    if (a < 0 || b < 0 || c < 0 || l < 0 || devnull < 0 || x < 0) {
+      if (write(ex[1], &e, sizeof e) < 0) _exit(120);
+      _exit(120);
+    }
     dup2(devnull, 0);
     dup2(l, 1);
     dup2(l, 2);
     dup2(a, CL1_WORKER_FD_IN);
     dup2(b, CL1_WORKER_FD_OUT);
     dup2(c, CL1_WORKER_FD_SHM);
-    for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++) close(fd);
+    for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++)
+      if (fd != x) close(fd);
     execl(exe, "cudal1", "__worker", (char *)NULL);
+    e = errno;
+    if (write(x, &e, sizeof e) < 0) _exit(121);
     _exit(121);
   }
   setpgid(pid, pid);
   close(to[0]);
   close(from[1]);
   close(logfd);
+  close(ex[1]);
+  int child_errno = 0;
+  ssize_t got;
+  while ((got = read(ex[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {}
+  close(ex[0]);
+  if (got > 0) {
+    int st;
+    waitpid(pid, &st, 0);
+    close(to[1]);
+    close(from[0]);
+    return cl1_err_set(err, "cannot start the worker program %s: %s", exe, strerror(child_errno));
+  }
   w->pid = pid;
   w->to_fd = to[1];
   w->from_fd = from[0];
@@ -129,14 +155,9 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
 }
 
 static size_t rss_bytes(pid_t pid) {
-  char p[64];
-  snprintf(p, sizeof p, "/proc/%d/statm", (int)pid);
-  FILE *f = fopen(p, "r");
-  if (!f) return 0;
-  unsigned long size = 0, res = 0;
-  int k = fscanf(f, "%lu %lu", &size, &res);
-  fclose(f);
-  return k == 2 ? res * (size_t)sysconf(_SC_PAGESIZE) : 0;
+  size_t vm, rss;
+  cl1_proc_mem((int)pid, &vm, &rss);
+  return rss;
 }
 
 static void kill_and_reap(cl1_wproc *w) {
@@ -172,6 +193,7 @@ static void describe_death(cl1_wproc *w) {
 
 cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req) {
   w->msg[0] = 0;
+  w->harness_failed = false;
   if (w->pid <= 0) {
     snprintf(w->msg, sizeof w->msg, "the worker is not running");
     return w->last = CL1_W_DIED;
@@ -245,6 +267,7 @@ cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
     if (rtype == CL1_MSG_FAIL) {
       const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "error");
       snprintf(w->msg, sizeof w->msg, "%s", cJSON_IsString(e) ? e->valuestring : "unknown error");
+      w->harness_failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "harness"));
       cJSON_Delete(o);
       return w->last = CL1_W_FAILED;
     }

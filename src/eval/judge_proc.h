@@ -27,6 +27,7 @@ typedef struct {
   size_t rss_limit;    /* bytes; 0 = none */
   int exit_status;     /* after death: exit code or 128+signal */
   char msg[1024];      /* last failure, human-readable */
+  bool harness_failed; /* the last FAIL said the harness failed before any solution code ran */
   cl1_wstatus last;
   char tag[8];         /* "ref" / "cand", for traces */
   int sent_type;       /* the request in flight, and when it went (CUDAL1_TRACE) */

@@ -13,7 +13,9 @@
 typedef struct {
   const char *tmpdir;        /* private, already created; becomes the cwd and TMPDIR */
   size_t mem_limit_bytes;    /* RLIMIT_AS (host backend only: the CUDA driver reserves huge VA
-                                ranges); 0 = none. The judge's watchdog also polls RSS. */
+                                ranges); 0 = none. The worker sets it to its own address space
+                                at entry plus the judge's allowance (eval.h). The judge's
+                                watchdog also polls RSS, on both backends. */
   int cpu_seconds;           /* RLIMIT_CPU; 0 = none */
   size_t file_limit_bytes;   /* RLIMIT_FSIZE: caps stdout/stderr logs */
   cl1_backend backend;       /* cuda: clone(CLONE_THREAD) stays allowed for driver threads */

@@ -19,4 +19,21 @@ double cl1_median(const double *x, int n);
 /* Whether re-measured speedups lo..hi agree: within 10%, plus what CL1_LAUNCH_JITTER_MS on each
  * side makes of a ratio of calls as short as t_cand and t_ref (ms, the shortest seen). */
 int cl1_speedups_agree(double lo, double hi, double t_cand, double t_ref);
+
+/* What re-measurements of a suspicious speedup in fresh processes say. */
+typedef enum {
+  CL1_REMEASURE_AGREE,     /* the speedups agree: the lowest counts */
+  CL1_REMEASURE_UNSTABLE,  /* the candidate's speed moved between processes while the machine
+                              held steady: hack:unstable */
+  CL1_REMEASURE_NOISY      /* they disagree, but the machine moved too: the lowest counts and
+                              the result is flagged noisy_timing, never called a hack */
+} cl1_remeasure;
+/* sp_lo..sp_hi: the speedups of all passes; ref_lo..ref_hi: the reference's medians (ms) in
+ * them; t_cand, t_ref: the shortest medians seen. The machine moved when the reference's own
+ * median moved as much as a disagreement (it is the same code in every pass), or always on the
+ * host backend (host): a host candidate has no state that outlives its process (no files, no
+ * threads, no device) to be fast in one process and not in another, so there its speed can only
+ * move with the machine's load — and counting the lowest gives a sometimes-fast kernel nothing. */
+cl1_remeasure cl1_remeasure_judge(double sp_lo, double sp_hi, double ref_lo, double ref_hi,
+                                  double t_cand, double t_ref, int host);
 #endif

@@ -5,6 +5,7 @@
 #include "worker.h"
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "dev.h"
 #include "proto.h"
 #include "sandbox.h"
+#include "../base/proc.h"
 
 typedef int (*forward_fn)(const cl1_call *);
 typedef int (*setup_fn)(const cl1_call *, void **);
@@ -48,6 +50,9 @@ typedef struct {
   bool use_graph;
   bool timing;           /* warm-up done: trials follow back to back */
   long calls;
+  bool harness_failed;   /* the last failure was the harness's own (setup before any candidate
+                            code ran): the judge calls it infra_error, not the candidate's crash */
+  size_t vm_base, rss_base, as_limit; /* at sandbox entry (as_limit: the RLIMIT_AS set, host) */
 } worker;
 
 size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
@@ -67,9 +72,10 @@ static int reply(int type, cJSON *o) {
   return rc;
 }
 
-static int fail(const char *why) {
+static int fail(const char *why, bool harness) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "error", why);
+  if (harness) cJSON_AddTrueToObject(o, "harness");
   return reply(CL1_MSG_FAIL, o);
 }
 
@@ -86,9 +92,19 @@ static uint64_t seed_of(const cJSON *o, const char *k) {
   return s ? strtoull(s, NULL, 10) : 0;
 }
 
+/* A .so that passed the gate fits the memory budget (its segments are bounded there: gate.h), so
+ * failing to map it is the harness's failure (a budget too small, a library missing), not the
+ * candidate's; code of the candidate that runs while it loads and crashes kills the worker, which
+ * the judge sees as a death, not as this message. */
 static int load_solution(worker *w, const char *so, cl1_err *err) {
   w->lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-  if (!w->lib) return cl1_err_set(err, "cannot load the solution: %s", dlerror());
+  if (!w->lib) {
+    w->harness_failed = true;
+    return cl1_err_set(err, "cannot load the solution: %s (address space %.0f MiB at the sandbox's "
+                       "entry, limit %.0f MiB)", dlerror(), w->vm_base / 1048576.0,
+                       w->as_limit / 1048576.0);
+  }
+  w->harness_failed = false; /* from here on, what fails is the candidate's */
   w->forward = (forward_fn)(uintptr_t)dlsym(w->lib, "cl1_forward");
   w->setup = (setup_fn)(uintptr_t)dlsym(w->lib, "cl1_setup");
   w->teardown = (teardown_fn)(uintptr_t)dlsym(w->lib, "cl1_teardown");
@@ -96,11 +112,34 @@ static int load_solution(worker *w, const char *so, cl1_err *err) {
   return 0;
 }
 
+/* Fault injection for the tests (SQLite's way): CUDAL1_FAULT=device_lost@N makes every device
+ * sync fail once N verified or timed calls have been requested, as when the GPU falls off the
+ * bus. Both workers inherit it; the judge's PING comes after the other worker saw the loss, so
+ * it finds the device lost too. The machine fails under both, which the judge must call
+ * infra_error, never the candidate's crash (tests/test_infra.c). */
+static int (*g_real_sync)(cl1_dev *, cl1_err *);
+static long g_fault_after = -1, g_calls_requested;
+
+static int faulty_sync(cl1_dev *d, cl1_err *err) {
+  if (g_calls_requested > g_fault_after)
+    return cl1_err_set(err, "device lost (injected: CUDAL1_FAULT)");
+  return g_real_sync(d, err);
+}
+
+static void fault_install(cl1_dev *d) {
+  const char *f = getenv("CUDAL1_FAULT");
+  if (!f || strncmp(f, "device_lost@", 12)) return;
+  g_fault_after = strtol(f + 12, NULL, 10);
+  g_real_sync = d->sync;
+  d->sync = faulty_sync;
+}
+
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
 static double g_setup_ms[5];
 
 static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   double t0 = cl1_now();
+  w->harness_failed = true; /* until the solution is loaded, every failure is the harness's */
   const char *task = str(m, "task"), *shapes = str(m, "shapes"), *so = str(m, "so");
   const char *backend = str(m, "backend"), *role = str(m, "role");
   if (!task || !shapes || !so || !backend || !role) return cl1_err_set(err, "setup: missing field");
@@ -114,6 +153,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   g_setup_ms[0] = (cl1_now() - t0) * 1e3;
   if (cl1_dev_open(b, &w->dev, err)) return -1;
   w->dev_open = true;
+  fault_install(&w->dev);
   w->dev.hold_us = w->hold_cfg_us = num(m, "hold_us", 0);
   g_setup_ms[1] = (cl1_now() - t0) * 1e3;
   w->region_bytes = cl1_worker_layout(&w->inst, w->offs);
@@ -134,9 +174,15 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   }
   w->workspace_bytes = (size_t)num(m, "workspace", 0);
   if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
+  /* The budget is what the harness already holds here (its code and libraries, the device's
+     buffers, the flush buffer — whatever this machine made them) plus the judge's allowance, so
+     a large cache or driver reservation cannot eat the candidate's share (issue 17). */
+  cl1_proc_mem(0, &w->vm_base, &w->rss_base);
   if (w->is_cand && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "sandbox"))) {
+    size_t allowance = (size_t)num(m, "mem_allowance", 0);
+    w->as_limit = allowance && b == CL1_BACKEND_HOST ? w->vm_base + allowance : 0;
     cl1_sandbox_opts so_opts = {
-        .tmpdir = str(m, "tmpdir"), .mem_limit_bytes = (size_t)num(m, "mem_limit", 0),
+        .tmpdir = str(m, "tmpdir"), .mem_limit_bytes = w->as_limit,
         .cpu_seconds = (int)num(m, "cpu_s", 0), .file_limit_bytes = (size_t)num(m, "fsize", 0),
         .backend = b};
     if (cl1_sandbox_enter(&so_opts, err)) return -1;
@@ -415,9 +461,10 @@ int cl1_worker_main(void) {
     if (rc) return 0; /* the judge went away */
     cJSON *m = cJSON_Parse(js);
     free(js);
-    if (!m) { fail("unparseable request"); continue; }
+    if (!m) { fail("unparseable request", true); continue; }
     cJSON *out = cJSON_CreateObject();
     int r = 0;
+    w->harness_failed = false;
     switch (type) {
     case CL1_MSG_SETUP:
       r = do_setup(w, m, &err);
@@ -425,6 +472,11 @@ int cl1_worker_main(void) {
         cJSON_AddStringToObject(out, "device", w->dev.name);
         cJSON_AddStringToObject(out, "driver", w->dev.driver);
         cJSON_AddNumberToObject(out, "l2_bytes", (double)w->dev.l2_bytes);
+        cJSON_AddNumberToObject(out, "flush_bytes", (double)w->dev.flush_bytes);
+        cJSON_AddStringToObject(out, "cache_source", w->dev.cache_source);
+        cJSON_AddNumberToObject(out, "vm_base", (double)w->vm_base);
+        cJSON_AddNumberToObject(out, "rss_base", (double)w->rss_base);
+        cJSON_AddNumberToObject(out, "as_limit", (double)w->as_limit);
         cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
         /* cumulative ms after: task load, device open, pinning, allocation + sandbox, .so load */
         cJSON *ph = cJSON_AddArrayToObject(out, "setup_ms");
@@ -432,13 +484,17 @@ int cl1_worker_main(void) {
       }
       break;
     case CL1_MSG_PARAMS: r = do_params(w, m, out, &err); break;
-    case CL1_MSG_RUN: r = do_run(w, m, out, &err); break;
+    case CL1_MSG_RUN: g_calls_requested++; r = do_run(w, m, out, &err); break;
     case CL1_MSG_TIME_PREP: r = do_time_prep(w, m, out, &err); break;
     case CL1_MSG_WARMUP:
       r = do_warmup(w, m, out, &err);
       w->timing = true;
       break;
-    case CL1_MSG_TRIAL: r = do_trial(w, m, out, &err); break;
+    case CL1_MSG_TRIAL: g_calls_requested++; r = do_trial(w, m, out, &err); break;
+    case CL1_MSG_PING:
+      if (g_fault_after >= 0) g_calls_requested = LONG_MAX; /* later than the loss, see above */
+      r = w->dev_open ? w->dev.sync(&w->dev, &err) : cl1_err_set(&err, "no device open");
+      break;
     case CL1_MSG_QUIT:
       cJSON_Delete(m);
       reply(CL1_MSG_OK, out);
@@ -449,7 +505,7 @@ int cl1_worker_main(void) {
     cJSON_Delete(m);
     if (r) {
       cJSON_Delete(out);
-      fail(err.msg);
+      fail(err.msg, w->harness_failed);
       /* A device error is sticky: nothing after it can be trusted, so the worker ends. */
       if (w->dev_open && w->dev.sync(&w->dev, NULL)) return 4;
     } else if (reply(CL1_MSG_OK, out)) {
