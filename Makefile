@@ -99,6 +99,8 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 # test_optimize and test_report run the cudal1 binary
 $(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_review $(BUILD)/tests/test_baselines: $(BUILD)/cudal1
+# test_doctor runs `cudal1 doctor`
+$(BUILD)/tests/test_doctor: $(BUILD)/cudal1
 
 # CPU tests (CI): cmocka suites, then the PyTorch twin checks; ends with "N passed, N failed".
 test: all

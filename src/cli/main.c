@@ -21,6 +21,7 @@ static const char usage[] =
     "  task check  validate task.json files\n"
     "  suite       list / show / export the tasks of the suite\n"
     "  gpu peaks   measure (once) and show the GPU's bandwidth and matmul rates\n"
+    "  doctor      check what cudal1 needs on this machine (GPU, compilers, sandbox, ...)\n"
     "\n"
     "Run `cudal1 <command> --help` for a command's options.\n"
     "Exit status: 0 success/pass, 1 the candidate failed, 2 usage or input error,\n"
@@ -76,6 +77,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "optimize")) return cl1_cmd_optimize(argc - 1, argv + 1);
   if (!strcmp(cmd, "report")) return cl1_cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "baselines")) return cl1_cmd_baselines(argc - 1, argv + 1);
+  if (!strcmp(cmd, "doctor")) return cl1_cmd_doctor(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown command '%s' (try cudal1 --help)\n", cmd);
   return 2;
 }
