@@ -3,6 +3,7 @@
  * host memory, the L2 flush and the timed interval. */
 #ifndef CL1_DEV_H
 #define CL1_DEV_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "backend.h"
@@ -47,4 +48,7 @@ struct cl1_dev {
 int cl1_dev_open(cl1_backend b, cl1_dev *d, cl1_err *err);
 int cl1_dev_open_host(cl1_dev *d, cl1_err *err);
 int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err);
+/* The NVIDIA kernel module's version from /proc ("580.159.04", what nvidia-smi calls the driver
+ * version; "version unreadable" when the file says none); false when no NVIDIA driver is loaded. */
+bool cl1_dev_driver_version(char *out, size_t n);
 #endif

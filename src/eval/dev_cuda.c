@@ -128,28 +128,24 @@ static void c_close(cl1_dev *d) {
   d->impl = NULL;
 }
 
-/* The kernel module version from /proc (what nvidia-smi calls the driver version). */
-static void driver_version(char *out, size_t n) {
+bool cl1_dev_driver_version(char *out, size_t n) {
   FILE *f = fopen("/proc/driver/nvidia/version", "r");
   out[0] = 0;
-  if (f) {
-    char line[512];
-    /* "NVRM version: NVIDIA UNIX [Open ]Kernel Module for x86_64  580.159.04  Release Build ..."
-       the version is the first token that starts with a digit and holds a dot */
-    if (fgets(line, sizeof line, f)) {
-      for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"))
-        if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
-          cl1_strcpy(out, n, tok);
-          break;
-        }
-    }
-    fclose(f);
+  if (!f) return false;
+  char line[512];
+  /* "NVRM version: NVIDIA UNIX [Open ]Kernel Module for x86_64  580.159.04  Release Build ..."
+     the version is the first token that starts with a digit and holds a dot */
+  if (fgets(line, sizeof line, f)) {
+    char *save = NULL;
+    for (char *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+      if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
+        cl1_strcpy(out, n, tok);
+        break;
+      }
   }
-  if (!out[0]) {
-    int v = 0;
-    cudaDriverGetVersion(&v);
-    snprintf(out, n, "cuda-driver-api %d.%d", v / 1000, (v % 1000) / 10);
-  }
+  fclose(f);
+  if (!out[0]) cl1_strcpy(out, n, "version unreadable");
+  return true;
 }
 
 int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
@@ -168,7 +164,11 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   struct cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   cl1_strcpy(d->name, sizeof d->name, p.name);
-  driver_version(d->driver, sizeof d->driver);
+  if (!cl1_dev_driver_version(d->driver, sizeof d->driver) || !strcmp(d->driver, "version unreadable")) {
+    int v = 0;
+    cudaDriverGetVersion(&v);
+    snprintf(d->driver, sizeof d->driver, "cuda-driver-api %d.%d", v / 1000, (v % 1000) / 10);
+  }
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   d->l2_bytes = (size_t)l2;

@@ -16,6 +16,7 @@
 #include "../base/proc.h"
 #include "compile.h"
 #include "doctor_int.h"
+#include "dev.h"
 
 #ifndef CL1_CUDA_HOME
 #define CL1_CUDA_HOME "/usr/local/cuda"
@@ -38,29 +39,10 @@ static const char *cuda_home(void) {
   return e && *e ? e : CL1_CUDA_HOME;
 }
 
-/* The kernel module's version ("580.159.04") from /proc, as dev_cuda.c reads it; false when no
- * NVIDIA driver is loaded (what `make demo` tests before it picks the GPU). */
-static bool nvidia_module(char *out, size_t n) {
-  FILE *f = fopen("/proc/driver/nvidia/version", "r");
-  out[0] = 0;
-  if (!f) return false;
-  char line[512];
-  if (fgets(line, sizeof line, f)) {
-    char *save = NULL;
-    for (char *tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
-      if (tok[0] >= '0' && tok[0] <= '9' && strchr(tok, '.')) {
-        snprintf(out, n, "%s", tok);
-        break;
-      }
-  }
-  fclose(f);
-  if (!out[0]) snprintf(out, n, "version unreadable");
-  return true;
-}
 
 static void probe_gpu(cl1_doctor_report *r, cuda_facts *cf) {
   char kmod[64];
-  bool loaded = nvidia_module(kmod, sizeof kmod);
+  bool loaded = cl1_dev_driver_version(kmod, sizeof kmod);
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   cudaDriverGetVersion(&cf->driver);
