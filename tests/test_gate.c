@@ -247,6 +247,31 @@ static void test_symbol_table(void **s) {
   assert_false(cl1_gate_symbol_allowed("cudaStreamSetAttribute", CU));
   assert_false(cl1_gate_symbol_allowed("cudaDeviceSetLimit", CU));
   assert_false(cl1_gate_symbol_allowed("cudaIpcGetMemHandle", CU));
+  /* issue 18: a denied runtime call under its per-thread-stream names, the graph host-node
+     APIs (also through the generic node API) and the driver API's equivalents */
+  assert_false(cl1_gate_symbol_allowed("cudaLaunchHostFunc_ptsz", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaLaunchHostFunc_ptds", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaStreamAddCallback_ptsz", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaStreamSetAttribute_ptsz", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaGraphAddHostNode", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaGraphExecHostNodeSetParams", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaGraphAddNode", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaGraphAddNode_v2", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaGraphNodeSetParams", CU));
+  assert_false(cl1_gate_symbol_allowed("cudaGraphExecNodeSetParams", CU));
+  assert_false(cl1_gate_symbol_allowed("cuLaunchHostFunc", CU));
+  assert_false(cl1_gate_symbol_allowed("cuLaunchHostFunc_ptsz", CU));
+  assert_false(cl1_gate_symbol_allowed("cuGraphAddHostNode", CU));
+  assert_false(cl1_gate_symbol_allowed("cuGraphAddNode_v2", CU));
+  assert_false(cl1_gate_symbol_allowed("cuGetProcAddress_v2", CU));
+  assert_string_equal(cl1_gate_symbol_category("cudaLaunchHostFunc_ptsz", CU), "host work");
+  /* the ordinary per-thread-stream names stay allowed */
+  assert_true(cl1_gate_symbol_allowed("cudaMemcpyAsync_ptsz", CU));
+  assert_true(cl1_gate_symbol_allowed("cudaLaunchKernel_ptsz", CU));
+  assert_true(cl1_gate_symbol_allowed("cudaGraphLaunch_ptsz", CU));
+  assert_true(cl1_gate_symbol_allowed("cudaGraphInstantiate", CU));
+  assert_true(cl1_gate_symbol_allowed("cudaGraphExecKernelNodeSetParams", CU)); /* legit l3_1 */
+  assert_true(cl1_gate_symbol_allowed("cudaGraphKernelNodeSetParams", CU));
   assert_false(cl1_gate_symbol_allowed("cudaLaunchHostFunc", CU));
   assert_false(cl1_gate_symbol_allowed("cudaStreamAddCallback", CU));
   assert_false(cl1_gate_symbol_allowed("cudaGetDriverEntryPoint", CU));

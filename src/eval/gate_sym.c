@@ -61,6 +61,20 @@ static const rule rules[] = {
   {"cudaLaunchHostFunc", DENY, B_CUDA, "host work"},
   {"cuda*Callback*", DENY, B_CUDA, "host work"},
   {"cudaGraph*HostNode*", DENY, B_CUDA, "host work"},
+  /* the generic node API adds or retargets any node type, host nodes included */
+  {"cudaGraphAddNode*", DENY, B_CUDA, "host work (the generic node API can add host nodes)"},
+  {"cudaGraphNodeSetParams", DENY, B_CUDA, "host work (the generic node API can set host nodes)"},
+  {"cudaGraphExecNodeSetParams", DENY, B_CUDA, "host work (the generic node API can set host nodes)"},
+  /* the driver API is not on the allowlist at all; these are named so the message says why */
+  {"cuLaunchHostFunc*", DENY, B_CUDA, "host work"},
+  {"cuStreamAddCallback*", DENY, B_CUDA, "host work"},
+  {"cuGraph*HostNode*", DENY, B_CUDA, "host work"},
+  {"cuGraphAddNode*", DENY, B_CUDA, "host work (the generic node API can add host nodes)"},
+  {"cuGraphNodeSetParams", DENY, B_CUDA, "host work (the generic node API can set host nodes)"},
+  {"cuGraphExecNodeSetParams", DENY, B_CUDA, "host work (the generic node API can set host nodes)"},
+  {"cuUserObjectCreate", DENY, B_CUDA, "host work"},
+  {"cuGetProcAddress*", DENY, B_CUDA, "driver API escape"},
+  {"cuGetExportTable", DENY, B_CUDA, "driver API escape"},
   {"cudaUserObjectCreate", DENY, B_CUDA, "host work"},
   {"cudaLibraryLoadFromFile", DENY, B_CUDA, "files"},
   {"cublas*Logger*", DENY, B_CUDA, "files"},
@@ -231,9 +245,20 @@ const char *cl1_gate_symbol_category(const char *name, cl1_backend b) {
       (!strncmp(name, "cuda", 4) || !strncmp(name, "__cuda", 6) || !strncmp(name, "cublas", 6) ||
        !strncmp(name, "cudnn", 5)))
     return "CUDA on the host backend";
+  /* libcudart exports per-thread-default-stream entry points beside each stream call
+     (cudaLaunchHostFunc_ptsz, cudaMemcpy_ptds, ...): a denial covers them under either suffix,
+     and a cu* driver name's _v2.._v9 versions likewise */
+  char base[256];
+  snprintf(base, sizeof base, "%s", name);
+  size_t n = strlen(base);
+  if (n > 5 && (!strcmp(base + n - 5, "_ptsz") || !strcmp(base + n - 5, "_ptds"))) base[n -= 5] = 0;
+  if (n > 3 && base[n - 3] == '_' && base[n - 2] == 'v' && base[n - 1] >= '2' && base[n - 1] <= '9')
+    base[n - 3] = 0;
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
     const rule *r = &rules[i];
-    if (!(r->backends & bb) || fnmatch(r->pat, name, 0)) continue;
+    if (!(r->backends & bb)) continue;
+    bool hit = !fnmatch(r->pat, name, 0) || (r->action == DENY && !fnmatch(r->pat, base, 0));
+    if (!hit) continue;
     return r->action == ALLOW ? NULL : r->cat;
   }
   if (is_libm(name)) return NULL;
