@@ -5,6 +5,10 @@
  * JSON, 429s, 500s), each with an optional delay and an extra header. With the queue empty, a
  * default handler chosen by the test writes each choice from the request. Every request is
  * recorded (body, Authorization header) and the most requests ever in flight at once is counted.
+ * GET /v1/models answers 404 (a server without the route) unless the test gives a model list
+ * (optionally refusing chat requests for other models, as vLLM does) or a raw answer; those
+ * requests are counted apart, not recorded. A key set with fake_llm_set_key is demanded of
+ * every request (HTTP 401 without it).
  *
  *   fake_llm *f = fake_llm_start();
  *   fake_llm_push_completion(f, "```cuda\n...\n```");
@@ -23,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The content of choice `choice` for a request (its raw JSON body), as a malloc'd string the
    server frees; NULL answers HTTP 500. Called from the server's threads, possibly at once. */
@@ -74,6 +80,12 @@ typedef struct fake_llm {
   int nreq, capreq;
   int in_flight, max_in_flight;
   long served;
+  char **models;                    /* GET /v1/models lists these (nmodels >= 0 once set) */
+  int nmodels, models_strict;       /* strict: chat for another model gets vLLM's 404 */
+  int models_status;                /* a raw GET /v1/models answer (0: none) ... */
+  char *models_body;                /* ... with this body */
+  int models_requests;
+  char *key;                        /* demanded as "Bearer <key>" (NULL: nothing demanded) */
 } fake_llm;
 
 /* ---- the script ---- */
@@ -151,7 +163,55 @@ static inline void fake_llm_set_delay(fake_llm *f, int ms) {
   pthread_mutex_unlock(&f->mu);
 }
 
+static inline void fake_llm__free_models(fake_llm *f) {
+  for (int i = 0; i < f->nmodels; i++) free(f->models[i]);
+  free(f->models);
+  f->models = NULL;
+  f->nmodels = 0;
+  free(f->models_body);
+  f->models_body = NULL;
+  f->models_status = 0;
+}
+
+/* GET /v1/models lists ids[0..n); strict: a chat request naming another model gets HTTP 404
+   "The model `X` does not exist." (vLLM's answer) without touching the script. */
+static inline void fake_llm_set_models(fake_llm *f, const char *const *ids, int n, int strict) {
+  pthread_mutex_lock(&f->mu);
+  fake_llm__free_models(f);
+  f->models = calloc((size_t)(n > 0 ? n : 1), sizeof *f->models);
+  for (int i = 0; i < n; i++) f->models[i] = strdup(ids[i]);
+  f->nmodels = n;
+  f->models_strict = strict;
+  pthread_mutex_unlock(&f->mu);
+}
+
+/* GET /v1/models answers this status and body instead. */
+static inline void fake_llm_set_models_raw(fake_llm *f, int status, const char *body) {
+  pthread_mutex_lock(&f->mu);
+  fake_llm__free_models(f);
+  f->models_status = status;
+  f->models_body = strdup(body);
+  pthread_mutex_unlock(&f->mu);
+}
+
+/* Every request must carry "Authorization: Bearer <key>" or gets HTTP 401 (NULL: none needed). */
+static inline void fake_llm_set_key(fake_llm *f, const char *key) {
+  pthread_mutex_lock(&f->mu);
+  free(f->key);
+  f->key = fake_llm__dup(key);
+  pthread_mutex_unlock(&f->mu);
+}
+
 /* ---- what the server saw ---- */
+
+/* How many GET /v1/models requests came (they are not in the request records). */
+static inline int fake_llm_models_requests(fake_llm *f) {
+  pthread_mutex_lock(&f->mu);
+  int n = f->models_requests;
+  pthread_mutex_unlock(&f->mu);
+  return n;
+}
+
 
 static inline int fake_llm_request_count(fake_llm *f) {
   pthread_mutex_lock(&f->mu);
@@ -297,9 +357,47 @@ static inline char *fake_llm__completion(fake_llm *f, const fake_llm_entry *e, f
   return t;
 }
 
+/* Does the request lack the key the server demands? Called with f->mu held. */
+static inline int fake_llm__unauthorised(fake_llm *f, const char *auth) {
+  if (!f->key) return 0;
+  return !auth || strncmp(auth, "Bearer ", 7) || strcmp(auth + 7, f->key);
+}
+
+/* GET /v1/models: the list, the raw answer, or 404. */
+static inline enum MHD_Result fake_llm__models(fake_llm *f, struct MHD_Connection *con, const char *auth) {
+  int status = 200;
+  char *reply;
+  pthread_mutex_lock(&f->mu);
+  f->models_requests++;
+  if (fake_llm__unauthorised(f, auth)) {
+    status = 401;
+    reply = strdup("{\"error\":{\"message\":\"Incorrect API key provided\",\"code\":\"invalid_api_key\"}}");
+  } else if (f->models_status) {
+    status = f->models_status;
+    reply = strdup(f->models_body);
+  } else if (f->models) {
+    cJSON *o = cJSON_CreateObject(), *data = cJSON_AddArrayToObject(o, "data");
+    cJSON_AddStringToObject(o, "object", "list");
+    for (int i = 0; i < f->nmodels; i++) {
+      cJSON *m = cJSON_CreateObject();
+      cJSON_AddStringToObject(m, "id", f->models[i]);
+      cJSON_AddStringToObject(m, "object", "model");
+      cJSON_AddItemToArray(data, m);
+    }
+    reply = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+  } else {
+    status = 404;
+    reply = strdup("{\"detail\":\"Not Found\"}");
+  }
+  pthread_mutex_unlock(&f->mu);
+  return fake_llm__send(con, status, reply, NULL);
+}
+
 static inline enum MHD_Result fake_llm__answer(fake_llm *f, struct MHD_Connection *con, const char *method,
                                                const char *url, const char *body) {
   const char *auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
+  if (!strcmp(method, "GET") && !strcmp(url, "/v1/models")) return fake_llm__models(f, con, auth);
   pthread_mutex_lock(&f->mu);
   if (f->nreq == f->capreq) {
     f->capreq = f->capreq ? 2 * f->capreq : 16;
@@ -324,9 +422,20 @@ static inline enum MHD_Result fake_llm__answer(fake_llm *f, struct MHD_Connectio
   int delay = f->delay_ms, n_mode = f->n_mode;
   fake_llm_fn fn = f->fn;
   void *ud = f->fn_ud;
-  if (strcmp(method, "POST") || strcmp(url, "/v1/chat/completions")) {
+  int model_known = !f->models_strict || !cJSON_IsString(model);
+  for (int i = 0; !model_known && i < f->nmodels; i++) model_known = !strcmp(f->models[i], model->valuestring);
+  if (fake_llm__unauthorised(f, auth)) {
+    status = 401;
+    reply = strdup("{\"error\":{\"message\":\"Incorrect API key provided\",\"code\":\"invalid_api_key\"}}");
+  } else if (strcmp(method, "POST") || strcmp(url, "/v1/chat/completions")) {
     status = 404;
     reply = strdup("{\"error\":{\"message\":\"fake_llm: only POST /v1/chat/completions\"}}");
+  } else if (!model_known) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "{\"object\":\"error\",\"message\":\"The model `%.200s` does not exist.\","
+             "\"type\":\"NotFoundError\",\"code\":404}", model->valuestring);
+    status = 404;
+    reply = strdup(msg);
   } else if (!cJSON_IsObject(req)) {
     status = 400;
     reply = strdup("{\"error\":{\"message\":\"fake_llm: the request is not a JSON object\"}}");
@@ -424,6 +533,34 @@ static inline fake_llm *fake_llm_start(void) {
   return f;
 }
 
+/* ---- servers that are not there ---- */
+
+/* A port on 127.0.0.1 nobody listens on (bound, read back, closed); 0 on failure. */
+static inline int fake_llm_closed_port(void) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t sl = sizeof sa;
+  int port = s >= 0 && !bind(s, (struct sockaddr *)&sa, sizeof sa) &&
+             !getsockname(s, (struct sockaddr *)&sa, &sl) ? ntohs(sa.sin_port) : 0;
+  if (s >= 0) close(s);
+  return port;
+}
+
+/* A socket on 127.0.0.1 that takes connections (the kernel's backlog) and never answers;
+   returns its fd (close it when done) and the port in *port, or -1. */
+static inline int fake_llm_silent_listener(int *port) {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t sl = sizeof sa;
+  if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) || listen(s, 16) ||
+      getsockname(s, (struct sockaddr *)&sa, &sl)) {
+    if (s >= 0) close(s);
+    return -1;
+  }
+  *port = ntohs(sa.sin_port);
+  return s;
+}
+
 /* Stops the server (delayed replies are cut short) and frees everything, records included. */
 static inline void fake_llm_stop(fake_llm *f) {
   if (!f) return;
@@ -444,6 +581,8 @@ static inline void fake_llm_stop(fake_llm *f) {
     free(f->req[i].auth);
   }
   free(f->req);
+  fake_llm__free_models(f);
+  free(f->key);
   pthread_cond_destroy(&f->cv);
   pthread_mutex_destroy(&f->mu);
   free(f);

@@ -2,7 +2,9 @@
  * OpenAI-compatible server (fake_llm.h): 2 tasks x 2 rounds where round 2 (which sees round 1's
  * solution as an exemplar) improves the best solution; broken replies (HTTP 500, 429, a reply
  * without code) that the run survives; a run killed with SIGKILL mid-way and resumed with nothing
- * lost (checked in the store); and the CLI's errors for an unreachable server and bad options. */
+ * lost (checked in the store); and the run failing loudly, one line each: an unreachable server,
+ * a refused key, a model the server does not have, a server that fails every request, an
+ * evaluator that cannot judge (infra_error); the CLI's errors for bad options. */
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -115,6 +117,8 @@ static void test_two_tasks_two_rounds(void **state) {
   int st = th_run(cmd, out, sizeof out);
   if (st) fail_msg("optimize exited %d: %s", st, out);
   assert_non_null(strstr(out, "run 1:"));
+  /* the server has no /models route (the fake's default): checked once, and the run went on */
+  assert_int_equal(fake_llm_models_requests(f), 1);
   snprintf(db_path, sizeof db_path, "%s/s.db", dir);
   sqlite3 *db = open_db(db_path);
   assert_int_equal((int)q_num(db, "select count(*) from samples"), 8);
@@ -255,28 +259,33 @@ static void test_sigint_and_resume(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* Exactly one line, starting "cudal1 optimize: ". */
+static void assert_one_line(const char *out) {
+  const char *nl = strchr(out, '\n');
+  if (strncmp(out, "cudal1 optimize: ", 17) || !nl || nl[1]) fail_msg("not one line: %s", out);
+}
+
 static void test_errors(void **state) {
   (void)state;
-  char cmd[1024], out[8192];
+  char cmd[1024], out[8192], want[200], p[600];
   char *dir = th_tmpdir();
-  /* a server nobody listens on: every sample is a generation error, the run still completes */
+  /* a server nobody listens on: stopped before the run starts, in one line naming URL and cause */
+  int port = fake_llm_closed_port();
+  assert_true(port > 0);
   snprintf(cmd, sizeof cmd,
            "env no_proxy=127.0.0.1 %s/cudal1 optimize --task " TASK_RELU " --base-url "
-           "http://127.0.0.1:9/v1 --model m --device host --shapes test --rounds 1 --samples 1 "
-           "--retries 0 --db %s/e.db --out %s/out --no-progress 2>&1",
-           th_build(), dir, dir);
-  assert_int_equal(th_run(cmd, out, sizeof out), 0);
-  assert_non_null(strstr(out, "1 generation errors"));
-  sqlite3 *db = NULL;
-  char p[600];
+           "http://127.0.0.1:%d/v1 --model m --device host --shapes test --rounds 1 --samples 1 "
+           "--db %s/e.db --out %s/out --no-progress 2>&1 >/dev/null",
+           th_build(), port, dir, dir);
+  double t0 = cl1_now_test();
+  assert_int_equal(th_run(cmd, out, sizeof out), 3);
+  assert_true(cl1_now_test() - t0 < 10);
+  snprintf(want, sizeof want, "cudal1 optimize: cannot reach http://127.0.0.1:%d/v1: connection "
+           "refused (is the server running?)\n", port);
+  assert_string_equal(out, want);
   snprintf(p, sizeof p, "%s/e.db", dir);
-  db = open_db(p);
-  sqlite3_stmt *st;
-  assert_int_equal(sqlite3_prepare_v2(db, "select status, error from samples", -1, &st, NULL), SQLITE_OK);
-  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-  assert_string_equal((const char *)sqlite3_column_text(st, 0), "gen_error");
-  assert_non_null(strstr((const char *)sqlite3_column_text(st, 1), "127.0.0.1:9"));
-  sqlite3_finalize(st);
+  sqlite3 *db = open_db(p);
+  assert_int_equal((int)q_num(db, "select count(*) from runs"), 0);
   sqlite3_close(db);
   /* usage errors: one line, exit 2 */
   const char *bad[] = {
@@ -300,6 +309,113 @@ static void test_errors(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* The server answers but will never serve this run: a refused key and a model it does not have
+ * each stop the run with exit 2 and one line; nothing is stored for the refused requests. */
+static void test_server_refuses(void **state) {
+  (void)state;
+  char cmd[2048], out[8192], p[600];
+  char *dir = th_tmpdir();
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, answer, NULL);
+  fake_llm_set_key(f, "sk-right");
+  snprintf(cmd, sizeof cmd, "env CUDAL1_API_KEY=sk-WRONG-77 no_proxy=127.0.0.1 %s/cudal1 optimize "
+           "--task " TASK_RELU " --base-url %s --model fake --device host --shapes test --rounds 1 "
+           "--samples 1 --db %s/k.db --out %s/out --no-progress 2>&1 >/dev/null",
+           th_build(), fake_llm_url(f), dir, dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_one_line(out);
+  assert_non_null(strstr(out, "refused the API key (HTTP 401"));
+  assert_non_null(strstr(out, "$CUDAL1_API_KEY"));
+  assert_null(strstr(out, "WRONG"));
+  assert_int_equal(fake_llm_request_count(f), 0); /* stopped at GET /models */
+  fake_llm_set_key(f, NULL);
+  /* vLLM serving other models: the first answer (a 404 naming the model) stops the run */
+  const char *ids[] = {"Qwen/Qwen3-8B", "other-model"};
+  fake_llm_set_models(f, ids, 2, 1);
+  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "2>&1 >/dev/null");
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_one_line(out);
+  char want[300];
+  snprintf(want, sizeof want, "the server at %s has no model 'fake' (HTTP 404: The model `fake` does not "
+           "exist.); it lists: Qwen/Qwen3-8B, other-model\n", fake_llm_url(f));
+  if (!strstr(out, want)) fail_msg("'%s' lacks '%s'", out, want);
+  snprintf(p, sizeof p, "%s/s.db", dir);
+  sqlite3 *db = open_db(p);
+  assert_int_equal((int)q_num(db, "select count(*) from samples"), 0);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='failed'"), 1);
+  sqlite3_close(db);
+  fake_llm_stop(f);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* A server that fails every request (HTTP 500): every sample is a generation error, and the run
+ * says so with the first error and exits 3 instead of "done". */
+static char *no_content(void *ud, const char *body, int choice) {
+  (void)ud;
+  (void)body;
+  (void)choice;
+  return NULL; /* the fake answers HTTP 500 */
+}
+
+static void test_no_completion(void **state) {
+  (void)state;
+  char cmd[2048], out[8192], p[600];
+  char *dir = th_tmpdir();
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, no_content, NULL);
+  optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "--rounds 1 --retries 0 2>&1 >/dev/null");
+  assert_int_equal(th_run(cmd, out, sizeof out), 3);
+  assert_one_line(out);
+  assert_non_null(strstr(out, "the policy gave no completion: all 4 requested samples failed; the first: "
+                              "HTTP 500 from"));
+  assert_non_null(strstr(out, "the default handler gave no content"));
+  snprintf(p, sizeof p, "%s/s.db", dir);
+  sqlite3 *db = open_db(p);
+  assert_int_equal((int)q_num(db, "select count(*) from samples where status='gen_error'"), 4);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='failed'"), 1);
+  sqlite3_close(db);
+  fake_llm_stop(f);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* An evaluator that cannot judge (the workers cannot start: infra_error) stops the run at once
+ * with exit 3 and one line quoting why; the sample stays for --resume, which finishes the run
+ * once the evaluator works. */
+static void test_infra_error(void **state) {
+  (void)state;
+  char cmd[2048], out[8192], p[600];
+  char *dir = th_tmpdir();
+  const char *run = "%s %s/cudal1 optimize --task " TASK_RELU " --backend replay --replay "
+                    "examples/replay-host.jsonl --device host --shapes test --rounds 1 --samples 2 "
+                    "--min-trials 10 --max-trials 30 --time-budget 0.3 --db %s/i.db --out %s/out "
+                    "--no-progress %s 2>&1 >/dev/null";
+  snprintf(cmd, sizeof cmd, run, "env CUDAL1_WORKER=/bin/false", th_build(), dir, dir, "");
+  assert_int_equal(th_run(cmd, out, sizeof out), 3);
+  assert_one_line(out);
+  assert_non_null(strstr(out, "the evaluator could not judge it (infra_error): the reference failed "
+                              "during setup"));
+  assert_non_null(strstr(out, "--resume 1"));
+  snprintf(p, sizeof p, "%s/i.db", dir);
+  sqlite3 *db = open_db(p);
+  assert_int_equal((int)q_num(db, "select count(*) from evaluations"), 0);
+  assert_int_equal((int)q_num(db, "select count(*) from samples where status='generated'"), 2);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='failed'"), 1);
+  sqlite3_close(db);
+  snprintf(cmd, sizeof cmd, "%s/cudal1 optimize --db %s/i.db --resume 1 --no-progress 2>&1 >/dev/null",
+           th_build(), dir);
+  int rc = th_run(cmd, out, sizeof out);
+  if (rc) fail_msg("resume exited %d: %s", rc, out);
+  db = open_db(p);
+  assert_int_equal((int)q_num(db, "select count(*) from evaluations"), 2);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where status='done'"), 1);
+  sqlite3_close(db);
+
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -307,6 +423,9 @@ int main(void) {
       cmocka_unit_test(test_kill_and_resume),
       cmocka_unit_test(test_sigint_and_resume),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_server_refuses),
+      cmocka_unit_test(test_no_completion),
+      cmocka_unit_test(test_infra_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

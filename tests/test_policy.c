@@ -1,7 +1,9 @@
 /* test_policy.c — the policy backends: the openai backend against the scripted local server
  * (tests/fake_llm.h) — n samples, reasoning, retries on 429/5xx/timeouts, final 4xx, broken
  * replies, the n=1 fallback, the shared concurrency limit, the API key kept out of errors — and
- * the replay backend (order per task, exhaustion, "file" entries, malformed lines). */
+ * the preflight (cl1_policy_check: unreachable, timeout, key refused) and the answers that make
+ * the policy fatal (model unknown, no route, key refused) — and the replay backend (order per
+ * task, exhaustion, "file" entries, malformed lines). */
 #include "harness.h"
 #include <netinet/in.h>
 #include <pthread.h>
@@ -320,15 +322,10 @@ static void test_timeout_then_retry(void **st) {
 
 static void test_unreachable(void **st) {
   (void)st;
-  /* a port nobody listens on: bound, read back, closed */
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t sl = sizeof sa;
-  assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
-  assert_int_equal(getsockname(s, (struct sockaddr *)&sa, &sl), 0);
-  close(s);
+  int port = fake_llm_closed_port();
+  assert_true(port > 0);
   char url[64], want[128];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", ntohs(sa.sin_port));
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", port);
   snprintf(want, sizeof want, "cannot connect to %s/chat/completions: Connection refused", url);
   cl1_policy_opts o;
   cl1_policy_opts_default(&o);
@@ -476,6 +473,189 @@ static void test_bad_options(void **st) {
   cl1_policy_close(p);
 }
 
+/* ---- the preflight (cl1_policy_check) and answers no request can escape (cl1_policy_fatal) ---- */
+
+static cl1_policy *open_at(const char *url, const char *model, const char *key, double timeout_s) {
+  cl1_policy_opts o;
+  cl1_policy_opts_default(&o);
+  o.kind = "openai";
+  o.base_url = url;
+  o.model = model;
+  o.api_key = key;
+  o.retries = 0;
+  o.timeout_s = timeout_s;
+  cl1_policy *p = NULL;
+  cl1_err err = {{0}};
+  if (cl1_policy_open(&o, &p, &err)) fail_msg("open: %s", err.msg);
+  return p;
+}
+
+/* Nobody listening, or a listener that never answers: 3, the URL and the cause in the message. */
+static void test_check_unreachable(void **st) {
+  (void)st;
+  char url[64], want[160];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/", fake_llm_closed_port());
+  cl1_policy *p = open_at(url, "m", NULL, 600);
+  cl1_err err = {{0}};
+  double t0 = cl1_now_test();
+  assert_int_equal(cl1_policy_check(p, &err), 3);
+  assert_true(cl1_now_test() - t0 < 10);
+  url[strlen(url) - 1] = 0; /* named without the trailing slash */
+  snprintf(want, sizeof want, "cannot reach %s: connection refused (is the server running?)", url);
+  assert_string_equal(err.msg, want);
+  cl1_policy_close(p);
+  int port = 0, fd = fake_llm_silent_listener(&port);
+  assert_true(fd >= 0);
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", port);
+  p = open_at(url, "m", NULL, 0.5);
+  assert_int_equal(cl1_policy_check(p, &err), 3);
+  snprintf(want, sizeof want, "cannot reach %s: connected, but no answer to GET /models within 0.5 s", url);
+  if (strncmp(err.msg, want, strlen(want))) fail_msg("'%s' lacks '%s'", err.msg, want);
+  cl1_policy_close(p);
+  close(fd);
+}
+
+/* A key the server refuses, or none where it wants one: 2, naming the variables, never the key;
+   the right key passes. A 401 to a request later makes the policy fatal the same way. */
+static void test_check_key(void **st) {
+  (void)st;
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_key(f, "sk-right");
+  fake_llm_push_completion(f, "ok");
+  cl1_err err = {{0}};
+  cl1_policy *p = open_at(fake_llm_url(f), "m", "sk-WRONG-4242", 10);
+  assert_int_equal(cl1_policy_check(p, &err), 2);
+  assert_non_null(strstr(err.msg, "refused the API key (HTTP 401: Incorrect API key provided)"));
+  assert_non_null(strstr(err.msg, "$CUDAL1_API_KEY"));
+  assert_non_null(strstr(err.msg, "$OPENAI_API_KEY"));
+  assert_null(strstr(err.msg, "WRONG"));
+  assert_int_equal(cl1_policy_fatal(p, &err), 0);
+  cl1_completion c[1];
+  gen(p, "t", 1, c);
+  assert_int_equal(c[0].ok, 0);
+  clear_all(c, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 2);
+  assert_non_null(strstr(err.msg, "refused the API key"));
+  assert_null(strstr(err.msg, "WRONG"));
+  cl1_policy_close(p);
+  p = open_at(fake_llm_url(f), "m", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 2);
+  assert_non_null(strstr(err.msg, "wants an API key"));
+  assert_non_null(strstr(err.msg, "$CUDAL1_API_KEY"));
+  cl1_policy_close(p);
+  p = open_at(fake_llm_url(f), "m", "sk-right", 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  gen(p, "t", 1, c);
+  assert_int_equal(c[0].ok, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 0);
+  clear_all(c, 1);
+  assert_int_equal(fake_llm_models_requests(f), 3);
+  assert_int_equal(fake_llm_request_count(f), 2); /* the /models requests are not recorded */
+  cl1_policy_close(p);
+  fake_llm_stop(f);
+}
+
+/* The model list: a listed model passes; one not listed passes the check (some servers list one
+   name and serve any) and the first answer decides: vLLM's 404 makes the policy fatal with the
+   model and the listed ones named; a server that serves it anyway goes on. */
+static void test_check_models(void **st) {
+  (void)st;
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, echo_prompt, NULL);
+  const char *ids[] = {"Qwen/Qwen3-32B", "Qwen/Qwen3-8B"};
+  fake_llm_set_models(f, ids, 2, 1);
+  cl1_err err = {{0}};
+  cl1_completion c[2];
+  cl1_policy *p = open_at(fake_llm_url(f), "Qwen/Qwen3-32B", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  gen(p, "t", 2, c);
+  assert_int_equal(c[0].ok && c[1].ok, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 0);
+  clear_all(c, 2);
+  cl1_policy_close(p);
+  p = open_at(fake_llm_url(f), "qwen3", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  gen(p, "t", 2, c);
+  assert_int_equal(c[0].ok || c[1].ok, 0);
+  assert_non_null(strstr(c[0].error, "HTTP 404"));
+  clear_all(c, 2);
+  assert_int_equal(cl1_policy_fatal(p, &err), 2);
+  char want[300];
+  snprintf(want, sizeof want, "the server at %s has no model 'qwen3' (HTTP 404: The model `qwen3` does "
+           "not exist.); it lists: Qwen/Qwen3-32B, Qwen/Qwen3-8B", fake_llm_url(f));
+  assert_string_equal(err.msg, want);
+  cl1_policy_close(p);
+  /* a long list is cut short, with its length */
+  char *many[100], name[32];
+  for (int i = 0; i < 100; i++) {
+    snprintf(name, sizeof name, "model-number-%03d", i);
+    many[i] = strdup(name);
+  }
+  fake_llm_set_models(f, (const char *const *)many, 100, 1);
+  p = open_at(fake_llm_url(f), "qwen3", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  gen(p, "t", 1, c);
+  clear_all(c, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 2);
+  assert_non_null(strstr(err.msg, "it lists: model-number-000, model-number-001"));
+  assert_non_null(strstr(err.msg, ", ... (100 in all)"));
+  assert_null(strstr(err.msg, "model-number-099"));
+  cl1_policy_close(p);
+  for (int i = 0; i < 100; i++) free(many[i]);
+  /* llama.cpp's way: one name listed, any served */
+  const char *one[] = {"/models/qwen.gguf"};
+  fake_llm_set_models(f, one, 1, 0);
+  p = open_at(fake_llm_url(f), "whatever", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  gen(p, "t", 1, c);
+  assert_int_equal(c[0].ok, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 0);
+  clear_all(c, 1);
+  cl1_policy_close(p);
+  fake_llm_stop(f);
+}
+
+/* No /models route (404, the fake's default): the check passes and the first answer decides —
+   completions go on; a 404 naming the model is fatal; a 404 from a base URL without /v1 names the
+   route; a 400 that is not about the model (or n) stays one request's failure. */
+static void test_check_no_models_route(void **st) {
+  (void)st;
+  fake_llm *f = fake_llm_start();
+  fake_llm_set_default(f, echo_prompt, NULL);
+  cl1_err err = {{0}};
+  cl1_completion c[1];
+  cl1_policy *p = open_at(fake_llm_url(f), "m", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  assert_int_equal(fake_llm_models_requests(f), 1);
+  fake_llm_push_raw(f, 400, "{\"error\":{\"message\":\"max_tokens is too large\"}}", 0);
+  gen(p, "t", 1, c);
+  assert_int_equal(c[0].ok, 0);
+  clear_all(c, 1);
+  gen(p, "t", 1, c);
+  assert_int_equal(c[0].ok, 1);
+  clear_all(c, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 0);
+  fake_llm_push_raw(f, 404, "{\"error\":{\"message\":\"model \\\"m\\\" not found, try pulling it first\"}}", 0);
+  gen(p, "t", 1, c);
+  clear_all(c, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 2);
+  assert_non_null(strstr(err.msg, "has no model 'm' (HTTP 404: model \"m\" not found"));
+  assert_null(strstr(err.msg, "it lists"));
+  cl1_policy_close(p);
+  char base[64];
+  snprintf(base, sizeof base, "%s", fake_llm_url(f));
+  base[strlen(base) - 3] = 0; /* without /v1 */
+  p = open_at(base, "m", NULL, 10);
+  assert_int_equal(cl1_policy_check(p, &err), 0);
+  gen(p, "t", 1, c);
+  clear_all(c, 1);
+  assert_int_equal(cl1_policy_fatal(p, &err), 2);
+  assert_non_null(strstr(err.msg, "has no chat-completions route (HTTP 404"));
+  assert_non_null(strstr(err.msg, "is the base URL right?"));
+  cl1_policy_close(p);
+  fake_llm_stop(f);
+}
+
 /* ---- replay ---- */
 
 static cl1_policy *open_replay(const char *path, cl1_err *err) {
@@ -506,6 +686,7 @@ static void test_replay_order(void **st) {
   cl1_err err = {{0}};
   cl1_policy *p = open_replay(path, &err);
   if (!p) fail_msg("open: %s", err.msg);
+  assert_int_equal(cl1_policy_check(p, &err), 0); /* nothing to reach */
   cl1_completion c[3];
   gen(p, "A", 2, c);
   assert_int_equal(c[0].ok + c[1].ok, 2);
@@ -586,6 +767,8 @@ int main(void) {
       cmocka_unit_test(test_timeout_then_retry),  cmocka_unit_test(test_unreachable),
       cmocka_unit_test(test_authorization),       cmocka_unit_test(test_concurrency_limit),
       cmocka_unit_test(test_reply_too_large),     cmocka_unit_test(test_bad_options),
+      cmocka_unit_test(test_check_unreachable),   cmocka_unit_test(test_check_key),
+      cmocka_unit_test(test_check_models),        cmocka_unit_test(test_check_no_models_route),
       cmocka_unit_test(test_replay_order),        cmocka_unit_test(test_replay_malformed),
   };
   return cmocka_run_group_tests_name("policy", tests, NULL, NULL);

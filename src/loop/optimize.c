@@ -56,10 +56,12 @@ static void job_free(cl1_opt_job *j) {
 
 static bool stopping(cl1_opt_loop *L) { return g_stop || L->fatal; }
 
-/* First fatal error wins; everyone waiting is woken so the run winds down. Caller holds mu. */
-static void set_fatal(cl1_opt_loop *L, const cl1_err *e) {
+/* First fatal error wins (rc: the exit status it means); everyone waiting is woken so the run
+ * winds down. Caller holds mu. */
+static void set_fatal(cl1_opt_loop *L, const cl1_err *e, int rc) {
   if (!L->fatal) {
     L->fatal = 1;
+    L->fatal_rc = rc;
     L->fatal_err = *e;
   }
   pthread_cond_broadcast(&L->cv);
@@ -129,8 +131,10 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
     return -1;
   }
   if (!strcmp(r->verdict, "infra_error")) {
-    cl1_err_set(err, "evaluating sample %lld of %s: the evaluator failed outside the candidate: %s",
-                (long long)j->sample_id, eo.task, r->message);
+    /* nothing the harness says after this is a judgement: stop, leave the sample for --resume */
+    cl1_err_set(err, "evaluating sample %lld of %s: the evaluator could not judge it (infra_error): "
+                "%s; the run stops here (fix that, then --resume %lld)", (long long)j->sample_id,
+                eo.task, r->message, (long long)L->run_id);
     free(r);
     return -1;
   }
@@ -194,7 +198,7 @@ static void *eval_thread(void *arg) {
     pthread_mutex_lock(&L->mu);
     L->st->eval_busy_s += busy;
     if (rc) {
-      set_fatal(L, &e);
+      set_fatal(L, &e, 3);
     } else {
       L->st->evaluated++;
       if (pass) L->st->passed++;
@@ -328,6 +332,7 @@ static int take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, co
     pthread_mutex_lock(&L->mu);
     L->st->samples++;
     L->st->gen_errors++;
+    if (!L->first_gen_error[0]) cl1_strcpy(L->first_gen_error, sizeof L->first_gen_error, c->error);
     pthread_mutex_unlock(&L->mu);
     return rc;
   }
@@ -356,7 +361,8 @@ static int take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, co
 }
 
 /* Round r of task t: generate what the round still lacks, wait for its evaluations, close it.
- * 1 when the run is stopping, -1 with err on a failure. */
+ * 1 when the run is stopping, -1 with err on a failure, -2 with err when the policy's answer
+ * showed the run's input wrong (key, model, URL). */
 static int run_round(cl1_opt_loop *L, int t, int r, cl1_err *err) {
   const cl1_optimize_opts *o = L->o;
   char st[16];
@@ -381,6 +387,8 @@ static int run_round(cl1_opt_loop *L, int t, int r, cl1_err *err) {
       pthread_mutex_lock(&L->mu);
       L->st->gen_s += g;
       pthread_mutex_unlock(&L->mu);
+      /* every later request would fail the same way: nothing worth storing or retrying */
+      if (!rc && cl1_policy_fatal(L->pol, err)) rc = -2;
     }
     t0 = cl1_now();
     for (int i = 0; !rc && i < need; i++)
@@ -394,7 +402,7 @@ static int run_round(cl1_opt_loop *L, int t, int r, cl1_err *err) {
     free(sys);
     free(usr);
     free(ids);
-    if (rc) return -1;
+    if (rc) return rc == -2 ? -2 : -1;
   }
   pthread_mutex_lock(&L->mu);
   while (L->inflight[t] > 0 && !stopping(L)) pthread_cond_wait(&L->cv, &L->mu);
@@ -425,7 +433,7 @@ static void *task_thread(void *arg) {
       int rc = run_round(L, t, r, &e);
       if (rc < 0) {
         pthread_mutex_lock(&L->mu);
-        set_fatal(L, &e);
+        set_fatal(L, &e, rc == -2 ? 2 : 3);
         pthread_mutex_unlock(&L->mu);
       }
       if (rc) break;
@@ -530,13 +538,20 @@ int cl1_optimize_run(const cl1_optimize_opts *o, int64_t resume_run, cl1_optimiz
   int ret = cl1_opt_prepare(L, resume_run, err);
   if (!ret) {
     st->run_id = L->run_id;
-    ret = run_pipeline(L, err) ? 3 : 0;
+    ret = run_pipeline(L, err) ? (L->fatal_rc ? L->fatal_rc : 3) : 0;
     st->interrupted = g_stop && !L->fatal;
+    /* a run that got not one completion did nothing: say so rather than "done" */
+    bool no_completion = !ret && !st->interrupted && st->samples > 0 && st->gen_errors == st->samples;
+    if (no_completion) {
+      cl1_err_set(err, "the policy gave no completion: all %d requested samples failed; the first: %s",
+                  st->samples, L->first_gen_error);
+      ret = 3;
+    }
     st->overhead_s = L->overhead_gen + L->overhead_eval;
     st->wall_s = cl1_now() - t_begin;
     if (L->o->progress) fputs(L->tty ? "\n" : "", stderr);
     cl1_err e2 = {{0}};
-    const char *status = L->fatal ? "failed" : st->interrupted ? "interrupted" : "done";
+    const char *status = L->fatal || no_completion ? "failed" : st->interrupted ? "interrupted" : "done";
     if (cl1_store_run_set_status(L->store, L->run_id, status, &e2) && !ret) {
       *err = e2;
       ret = 3;

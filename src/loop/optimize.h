@@ -57,10 +57,12 @@ char *cl1_optimize_config_json(const cl1_optimize_opts *o);
 int cl1_optimize_config_parse(const char *json, cl1_optimize_opts *o, cl1_err *err);
 void cl1_optimize_opts_release(cl1_optimize_opts *o);
 
-/* Runs (resume_run == 0: a new run) to the end or until cl1_optimize_stop(). Returns 0 when the
- * run finished or was stopped cleanly (st->interrupted), 2 for a usage/input error, 3 when it
- * could not go on (store, policy setup, no GPU, the evaluator failing outside the candidate);
- * err says why. */
+/* Runs (resume_run == 0: a new run) to the end or until cl1_optimize_stop(). Before round 1 the
+ * policy is checked (cl1_policy_check). Returns 0 when the run finished or was stopped cleanly
+ * (st->interrupted), 2 for a usage/input error (options, tasks, and what the policy server
+ * refused: the API key, the model, the URL's route), 3 when it could not go on (store, the policy
+ * server unreachable, no GPU, an evaluation the evaluator could not judge: infra_error) or got
+ * not one completion (every sample a generation error); err says why. */
 int cl1_optimize_run(const cl1_optimize_opts *o, int64_t resume_run, cl1_optimize_stats *st,
                      cl1_err *err);
 

@@ -228,6 +228,8 @@ int cl1_opt_prepare(cl1_opt_loop *L, int64_t resume_run, cl1_err *err) {
   if (cl1_store_open(o->db_path, &L->store, err)) return 3;
   int rc = load_tasks(L, err);
   if (rc) return 2;
+  /* an unreachable server or a refused key stops here, before a run is recorded */
+  if ((rc = cl1_policy_check(L->pol, err))) return rc;
   if (open_run(L, resume_run, err)) return resume_run ? 2 : 3;
   const char *tmp = getenv("TMPDIR");
   snprintf(L->tmpdir, sizeof L->tmpdir, "%s/cudal1-run%lld-XXXXXX", tmp && *tmp ? tmp : "/tmp",

@@ -44,7 +44,9 @@ typedef struct {
   bool producers_done, eval_done;
   bool abandoned;            /* stopped with task threads still waiting on the policy */
   int fatal;
+  int fatal_rc;              /* its exit status: 3, or 2 when the policy found the input wrong */
   cl1_err fatal_err;
+  char first_gen_error[512]; /* the first completion the policy failed to give, this invocation */
   double overhead_gen, overhead_eval; /* loop work around generation and evaluation (s) */
 } cl1_opt_loop;
 

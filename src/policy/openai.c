@@ -3,7 +3,10 @@
  * (HTTP 400 naming n) or answers with fewer choices is remembered as n=1-only and gets n parallel
  * n=1 requests from then on. Every attempt holds one of the policy's concurrency slots; 429, 5xx,
  * timeouts and connection errors are retried with exponential backoff and jitter (never holding a
- * slot while asleep); other 4xx are final. The API key never reaches an error or a log line. */
+ * slot while asleep); other 4xx are final, and those no later request can escape (the key refused,
+ * the model or the route unknown) make the policy fatal. Before a run, GET {base_url}/models
+ * tells an unreachable server or a refused key at once (cl1_policy_check). The API key never
+ * reaches an error or a log line. */
 #include "policy_int.h"
 #include <assert.h>
 #include <cjson/cJSON.h>
@@ -18,13 +21,19 @@
 
 #define MAX_RETRY_AFTER_S 300.0
 
+#define CHECK_CONNECT_S 5.0      /* the preflight's connect timeout */
+#define CHECK_TOTAL_S 20.0       /* ... and its whole GET /models */
+
 typedef struct {
-  char *url;                  /* base_url + "/chat/completions" */
+  char *base;                 /* base_url without trailing slashes */
+  char *url;                  /* base + "/chat/completions" */
   struct curl_slist *headers; /* read-only once built; shared by every handle */
   pthread_mutex_t mu;         /* guards pool and n1_only */
   CURL **pool;                /* idle handles, kept so connections are reused; <= concurrency */
   int npool;
   int n1_only;                /* the server does not honour n > 1 */
+  /* set by the check, before any request; read-only afterwards */
+  char listed[400];           /* the models GET /models listed when ours was not among them */
 } oa_state;
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -124,29 +133,41 @@ typedef struct {
   CURLcode rc;
   long status, os_errno;
   double retry_after;          /* seconds the server asked us to wait (0: none) */
+  double connect_s;            /* when the connection was made (0: never) */
   buf body;
   char curl_msg[CURL_ERROR_SIZE];
 } attempt;
 
-static void attempt_run(cl1_policy *p, CURL *h, const char *req, attempt *a) {
+static long ms_of(double s) {
+  double ms = ceil(s * 1000);
+  return (long)(ms > 1e9 ? 1e9 : ms);
+}
+
+/* POSTs req to url (req NULL: GETs it) within timeout_s (connect_s > 0: the connection within
+   that). */
+static void attempt_run(cl1_policy *p, CURL *h, const char *url, const char *req, double timeout_s,
+                        double connect_s, attempt *a) {
   oa_state *s = p->state;
-  double ms = ceil(p->o.timeout_s * 1000);
   curl_easy_reset(h);
-  curl_easy_setopt(h, CURLOPT_URL, s->url);
+  curl_easy_setopt(h, CURLOPT_URL, url);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, s->headers);
-  curl_easy_setopt(h, CURLOPT_POST, 1L);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDS, req);
-  curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(req));
+  if (req) {
+    curl_easy_setopt(h, CURLOPT_POST, 1L);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, req);
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(req));
+  }
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &a->body);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, a->curl_msg);
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(ms > 1e9 ? 1e9 : ms));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ms_of(timeout_s));
+  if (connect_s > 0) curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ms_of(connect_s));
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* threads: no SIGALRM for timeouts */
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(h, CURLOPT_USERAGENT, "cudal1");
   a->rc = curl_easy_perform(h);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->status);
   curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &a->os_errno);
+  curl_easy_getinfo(h, CURLINFO_CONNECT_TIME, &a->connect_s);
   curl_off_t ra = -1;
   if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
     a->retry_after = (double)ra;
@@ -200,6 +221,50 @@ static int mentions_n(const char *msg) {
   return strcasestr(msg, "choice") != NULL;
 }
 
+/* ---- answers that no later request can escape ---- */
+
+/* A refused or missing key (HTTP 401/403) as one line naming where the key comes from. */
+static void key_refused(const cl1_policy *p, long status, const char *sm, char *out, size_t cap) {
+  const oa_state *s = p->state;
+  if (p->o.api_key && *p->o.api_key)
+    snprintf(out, cap, "the server at %s refused the API key (HTTP %ld: %s): check $CUDAL1_API_KEY "
+             "(or $OPENAI_API_KEY)", s->base, status, sm);
+  else
+    snprintf(out, cap, "the server at %s wants an API key (HTTP %ld: %s): set $CUDAL1_API_KEY "
+             "(or $OPENAI_API_KEY)", s->base, status, sm);
+}
+
+/* Does an error answer say the model does not exist? 404 naming the model (vLLM: "The model `x`
+   does not exist.", Ollama: "model \"x\" not found"), or a 400/422 saying so. */
+static int model_missing(const cl1_policy *p, long status, const char *sm) {
+  if (status != 404 && status != 400 && status != 422) return 0;
+  int about_model = strcasestr(sm, "model") != NULL;
+  int missing = strcasestr(sm, "not found") || strcasestr(sm, "does not exist") ||
+                strcasestr(sm, "unknown model") || strcasestr(sm, "no such model") ||
+                strcasestr(sm, "invalid model");
+  return about_model && (missing || (status == 404 && strstr(sm, p->o.model)));
+}
+
+/* After a final HTTP error: if every later request would get it too, the policy turns fatal. */
+static void note_fatal(cl1_policy *p, long status, const char *sm) {
+  oa_state *s = p->state;
+  char msg[1024];
+  if (status == 401 || status == 403) {
+    key_refused(p, status, sm, msg, sizeof msg);
+  } else if (model_missing(p, status, sm)) {
+    snprintf(msg, sizeof msg, "the server at %s has no model '%s' (HTTP %ld: %s)%s%s", s->base,
+             p->o.model, status, sm, s->listed[0] ? "; it lists: " : "", s->listed);
+  } else if (status == 404) {
+    snprintf(msg, sizeof msg, "the server at %s has no chat-completions route (HTTP 404 for %s: %s): "
+             "is the base URL right? (OpenAI-compatible servers usually serve under .../v1)",
+             s->base, s->url, sm);
+  } else {
+    return;
+  }
+  scrub(p, msg, sizeof msg);
+  cl1_policy_set_fatal(p, 2, msg);
+}
+
 enum { A_OK, A_RETRY, A_FINAL };
 
 /* Says whether an attempt succeeded, may be retried, or is final; msg why not. */
@@ -216,6 +281,7 @@ static int attempt_judge(cl1_policy *p, const attempt *a, int n_asked, char *msg
     snprintf(msg, cap, "HTTP %ld from %s: %s", a->status, s->url, sm);
     if (a->status != 429 && a->status < 500) v = A_FINAL;
     *n_rejected = a->status == 400 && n_asked > 1 && (about_n || mentions_n(sm));
+    if (v == A_FINAL && !*n_rejected) note_fatal(p, a->status, sm);
   } else if (a->body.over) {
     snprintf(msg, cap, "the reply from %s is larger than %u MiB", s->url, CL1_POLICY_MAX_REPLY >> 20);
     v = A_FINAL;
@@ -262,7 +328,7 @@ static void call(cl1_policy *p, const char *req, int n_asked, reply *r) {
     attempt a;
     memset(&a, 0, sizeof a);
     CURL *h = handle_take(p);
-    if (h) attempt_run(p, h, req, &a);
+    if (h) attempt_run(p, h, s->url, req, p->o.timeout_s, 0, &a);
     handle_give(p, h);
     if (!h) {
       snprintf(r->error, sizeof r->error, "out of memory (curl handle)");
@@ -523,6 +589,7 @@ static void oa_close(cl1_policy *p) {
   curl_slist_free_all(s->headers);
   pthread_mutex_destroy(&s->mu);
   free(s->url);
+  free(s->base);
   free(s);
   p->state = NULL;
 }
@@ -537,12 +604,13 @@ static int oa_open(cl1_policy *p, cl1_err *err) {
   pthread_mutex_init(&s->mu, NULL);
   size_t bl = strlen(p->o.base_url);
   while (bl && p->o.base_url[bl - 1] == '/') bl--;
+  s->base = strndup(p->o.base_url, bl);
   s->url = malloc(bl + sizeof "/chat/completions");
   s->pool = calloc((size_t)p->o.concurrency, sizeof *s->pool);
   if (s->url) snprintf(s->url, bl + sizeof "/chat/completions", "%.*s/chat/completions", (int)bl, p->o.base_url);
   /* "Expect:" stops curl from waiting for a 100 Continue before sending a long prompt. */
   const char *fixed[] = {"Content-Type: application/json", "Accept: application/json", "Expect:"};
-  int bad = !s->url || !s->pool;
+  int bad = !s->base || !s->url || !s->pool;
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed && !bad; i++) {
     struct curl_slist *h = curl_slist_append(s->headers, fixed[i]);
     if (h) s->headers = h;
@@ -565,4 +633,91 @@ static int oa_open(cl1_policy *p, cl1_err *err) {
   return 0;
 }
 
-const cl1_policy_backend cl1_policy_openai_backend = {oa_open, oa_generate, oa_close};
+/* ---- the preflight ---- */
+
+/* Why a GET /models never got an answer, for "cannot reach URL: <why>". */
+static void unreachable_cause(const attempt *a, double total_s, double connect_s, char *out, size_t cap) {
+  if (a->rc == CURLE_COULDNT_CONNECT && a->os_errno) {
+    snprintf(out, cap, "%s", strerror((int)a->os_errno));
+    out[0] = (char)tolower((unsigned char)out[0]); /* "connection refused" */
+    cl1_strcpy(out + strlen(out), cap - strlen(out), " (is the server running?)");
+  } else if (a->rc == CURLE_COULDNT_RESOLVE_HOST || a->rc == CURLE_COULDNT_RESOLVE_PROXY) {
+    snprintf(out, cap, "DNS: %s (is the host name right?)",
+             a->curl_msg[0] ? a->curl_msg : curl_easy_strerror(a->rc));
+  } else if (a->rc == CURLE_OPERATION_TIMEDOUT && a->connect_s <= 0) {
+    snprintf(out, cap, "no connection within %g s (timeout; is the server up and the address right?)",
+             connect_s < total_s ? connect_s : total_s);
+  } else if (a->rc == CURLE_OPERATION_TIMEDOUT) {
+    snprintf(out, cap, "connected, but no answer to GET /models within %g s (timeout)", total_s);
+  } else {
+    snprintf(out, cap, "%s", a->curl_msg[0] ? a->curl_msg : curl_easy_strerror(a->rc));
+  }
+}
+
+/* Remembers the ids a /models answer lists ("a, b, c", cut short) when ours is not among them;
+   returns 1 when it is. A body of another shape counts as no list. */
+static int find_model(cl1_policy *p, const buf *body) {
+  oa_state *s = p->state;
+  cJSON *r = body->d ? cJSON_ParseWithLength(body->d, body->n) : NULL;
+  const cJSON *data = cJSON_GetObjectItemCaseSensitive(r, "data"), *m;
+  if (!cJSON_IsArray(data)) data = NULL;
+  size_t w = 0;
+  int found = 0, n = 0, shown = 0;
+  s->listed[0] = 0;
+  cJSON_ArrayForEach(m, data) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+    if (!cJSON_IsString(id)) continue;
+    found |= !strcmp(id->valuestring, p->o.model);
+    n++;
+    if (w + strlen(id->valuestring) + 32 < sizeof s->listed) { /* room kept for the count */
+      w += (size_t)snprintf(s->listed + w, sizeof s->listed - w, "%s%s", w ? ", " : "", id->valuestring);
+      shown++;
+    }
+  }
+  if (shown < n) snprintf(s->listed + w, sizeof s->listed - w, "%s... (%d in all)", w ? ", " : "", n);
+  if (found) s->listed[0] = 0;
+  cJSON_Delete(r);
+  return found;
+}
+
+static int oa_check(cl1_policy *p, cl1_err *err) {
+  oa_state *s = p->state;
+  double total = p->o.timeout_s < CHECK_TOTAL_S ? p->o.timeout_s : CHECK_TOTAL_S;
+  size_t ul = strlen(s->base) + sizeof "/models";
+  char *url = malloc(ul);
+  CURL *h = url ? curl_easy_init() : NULL;
+  if (!h) {
+    free(url);
+    return cl1_err_set(err, "policy openai: out of memory"), 3;
+  }
+  snprintf(url, ul, "%s/models", s->base);
+  attempt a;
+  memset(&a, 0, sizeof a);
+  attempt_run(p, h, url, NULL, total, CHECK_CONNECT_S, &a);
+  curl_easy_cleanup(h);
+  free(url);
+  int rc = 0;
+  char why[600], sm[400];
+  if (a.rc != CURLE_OK && !a.body.over) {
+    unreachable_cause(&a, total, CHECK_CONNECT_S, why, sizeof why);
+    cl1_err_set(err, "cannot reach %s: %s", s->base, why);
+    rc = 3;
+  } else if (a.status == 401 || a.status == 403) {
+    server_message(a.body.d, a.body.n, sm, sizeof sm, NULL);
+    key_refused(p, a.status, sm, why, sizeof why);
+    cl1_err_set(err, "%s", why);
+    rc = 2;
+  } else if (a.status >= 200 && a.status < 300 && !a.body.over && !find_model(p, &a.body)) {
+    /* some servers (llama.cpp's) list one name and serve any: the first answer decides */
+    if (s->listed[0])
+      cl1_log_debug("policy openai: %s/models does not list '%s' (it lists %s); the first reply "
+                    "decides", s->base, p->o.model, s->listed);
+  } else if (a.status >= 300) {
+    cl1_log_debug("policy openai: GET %s/models: HTTP %ld; the first reply decides", s->base, a.status);
+  }
+  free(a.body.d);
+  if (rc && err) scrub(p, err->msg, sizeof err->msg);
+  return rc;
+}
+
+const cl1_policy_backend cl1_policy_openai_backend = {oa_open, oa_generate, oa_close, oa_check};

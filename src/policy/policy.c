@@ -95,6 +95,29 @@ int cl1_policy_generate(cl1_policy *p, const char *task_id, const char *system, 
   return p->be->generate(p, task_id, system, user, n, out, err);
 }
 
+int cl1_policy_check(cl1_policy *p, cl1_err *err) {
+  if (!p || !p->be) return cl1_err_set(err, "policy: check on a policy that is not open"), 2;
+  return p->be->check ? p->be->check(p, err) : 0;
+}
+
+int cl1_policy_fatal(cl1_policy *p, cl1_err *err) {
+  if (!p) return 0;
+  pthread_mutex_lock(&p->mu);
+  int rc = p->fatal_rc;
+  if (rc) cl1_err_set(err, "%s", p->fatal_msg);
+  pthread_mutex_unlock(&p->mu);
+  return rc;
+}
+
+void cl1_policy_set_fatal(cl1_policy *p, int rc, const char *msg) {
+  pthread_mutex_lock(&p->mu);
+  if (!p->fatal_rc) {
+    p->fatal_rc = rc;
+    cl1_strcpy(p->fatal_msg, sizeof p->fatal_msg, msg);
+  }
+  pthread_mutex_unlock(&p->mu);
+}
+
 void cl1_completion_clear(cl1_completion *c) {
   if (!c) return;
   free(c->content);

@@ -56,6 +56,19 @@ int cl1_policy_open(const cl1_policy_opts *o, cl1_policy **out, cl1_err *err);
 int cl1_policy_generate(cl1_policy *p, const char *task_id, const char *system, const char *user,
                         int n, cl1_completion *out, cl1_err *err);
 
+/* Before a run: can the backend serve at all? openai asks GET {base_url}/models (a short
+   connect timeout, no retries). Returns 0 when it may go on (replay: always), 3 with err naming
+   the URL and the cause when the server cannot be reached (connection refused, DNS, timeout),
+   2 with err when it refuses the API key (401/403). A server without /models, or one that does
+   not list the model (some serve any name), passes: its first answer decides, through
+   cl1_policy_fatal. */
+int cl1_policy_check(cl1_policy *p, cl1_err *err);
+
+/* 0 while requests may still succeed; 2 with err once an answer showed that none will: the API
+   key refused, the model unknown to the server, no chat-completions route at the base URL (a
+   404). Safe from any thread; the completions of that request carry the server's own error. */
+int cl1_policy_fatal(cl1_policy *p, cl1_err *err);
+
 /* Frees a completion's strings and zeroes it (safe on a zeroed one). */
 void cl1_completion_clear(cl1_completion *c);
 

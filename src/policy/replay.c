@@ -271,4 +271,4 @@ static int rp_generate(cl1_policy *p, const char *task_id, const char *system, c
   return 0;
 }
 
-const cl1_policy_backend cl1_policy_replay_backend = {rp_open, rp_generate, rp_close};
+const cl1_policy_backend cl1_policy_replay_backend = {rp_open, rp_generate, rp_close, NULL};
