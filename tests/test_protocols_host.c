@@ -1,8 +1,10 @@
 /* test_protocols_host.c — the timing protocol's options on the host backend: --warm-cache is
  * recorded in the result, a speedup at or above --suspicious is re-measured in fresh processes
- * (the count of measurements says so), and fixed seeds make the checks reproducible. */
+ * (the count of measurements says so), fixed seeds make the checks reproducible, and nothing
+ * the candidate's process is sent before a timed call says whether its outputs will be checked. */
 #include "harness.h"
 #include <cjson/cJSON.h>
+#include "eval/proto.h"
 
 static char out[1 << 17];
 
@@ -77,11 +79,48 @@ static void test_fixed_seed_reproduces_errors(void **st) {
   cJSON_Delete(j);
 }
 
+/* Class 16 (issue 18): the candidate's worker learns that a timed call is re-verified only after
+ * the call, from a FETCH of its own. Read from the judge's trace of every request it sends. */
+static void test_timed_requests_say_nothing_of_checks(void **st) {
+  (void)st;
+  static char trace[1 << 20];
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "CUDAL1_TRACE=1 %s/cudal1 eval --task level1/19_ReLU --solution "
+           "tests/legit/host/19_ReLU.c --device host --shapes test --min-trials 40 --max-trials 40 "
+           "--time-budget 5 2>&1 >/dev/null", th_build());
+  th_run(cmd, trace, sizeof trace);
+  char trial_tag[32], fetch_tag[32];
+  snprintf(trial_tag, sizeof trial_tag, " cand send %d ", CL1_MSG_TRIAL);
+  snprintf(fetch_tag, sizeof fetch_tag, " cand send %d ", CL1_MSG_FETCH);
+  int trials = 0, fetches = 0, last = -1; /* 1: the last candidate request was a TRIAL */
+  for (char *line = strtok(trace, "\n"); line; line = strtok(NULL, "\n")) {
+    if (strstr(line, trial_tag)) {
+      cJSON *q = cJSON_Parse(strstr(line, trial_tag) + strlen(trial_tag));
+      assert_non_null(q);
+      const cJSON *k;
+      cJSON_ArrayForEach(k, q)  /* the input set, its seed, the hold: nothing else */
+        if (strcmp(k->string, "set") && strcmp(k->string, "seed") && strcmp(k->string, "hold"))
+          fail_msg("a timed call's request carries '%s': %s", k->string, line);
+      cJSON_Delete(q);
+      trials++;
+      last = 1;
+    } else if (strstr(line, fetch_tag)) {
+      if (last != 1) fail_msg("a FETCH not right after a timed call: %s", line);
+      fetches++;
+      last = 0;
+    }
+  }
+  assert_true(trials >= 40);
+  assert_true(fetches >= 4); /* three secret points and the last pair, at least */
+  assert_true(fetches < trials);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_warm_cache),
       cmocka_unit_test(test_suspicious_is_remeasured),
       cmocka_unit_test(test_fixed_seed_reproduces_errors),
+      cmocka_unit_test(test_timed_requests_say_nothing_of_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

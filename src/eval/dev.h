@@ -16,8 +16,6 @@ struct cl1_dev {
   char name[128];            /* "NVIDIA H200" / "host CPU" */
   char driver[64];           /* driver version ("580.159.04") or "" */
   size_t l2_bytes;           /* last-level cache the flush must cover */
-  size_t flush_bytes;        /* what one flush writes (CUDA: 2 x L2 + 1 MiB; host: llc.h) */
-  char cache_source[96];     /* where l2_bytes came from ("cudaDevAttrL2CacheSize", "sysfs L3 ...") */
   void *stream;              /* the harness stream handed to solutions (NULL on host) */
   double hold_us;            /* CUDA: GPU-exclusive hold before the start event (begin()) */
   void *impl;
@@ -42,6 +40,8 @@ struct cl1_dev {
   /* Page-locks host memory the device copies into (the shared output regions); NULL on host. */
   int (*pin)(cl1_dev *d, void *host, size_t bytes, cl1_err *err);
   void (*close)(cl1_dev *d);
+  size_t flush_bytes;        /* what one flush writes (CUDA: 2 x L2 + 1 MiB; host: llc.h) */
+  char cache_source[96];     /* where l2_bytes came from ("cudaDevAttrL2CacheSize", "sysfs L3 ...") */
 };
 
 /* Opens the backend's device 0. On CUDA with no usable GPU returns -1 with a one-line reason. */

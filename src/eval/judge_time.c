@@ -7,15 +7,17 @@
 #include "judge_int.h"
 #include "proto.h"
 
-static int trial(cl1_pass *p, cl1_eval_result *r, bool cand, int set, uint64_t seed, bool fetch,
-                 int region, double timeout) {
+/* One timed call. The request says nothing of whether its outputs will be compared: that is
+ * asked afterwards (fetch_both), so nothing the candidate can read before or during the call
+ * predicts it (class 16; a red team's candidate read the old request's `fetch` from its own
+ * process memory and ran TF32 on exactly the trials that would not be checked). */
+static int trial(cl1_pass *p, cl1_eval_result *r, bool cand, int set, uint64_t seed,
+                 double timeout) {
   cl1_wproc *w = cand ? &p->cand : &p->ref;
   cJSON *q = cJSON_CreateObject(), *rep = NULL;
   cJSON_AddNumberToObject(q, "set", set);
   cl1_judge_add_seed(q, "seed", seed);
   cJSON_AddBoolToObject(q, "hold", p->hold);
-  cJSON_AddBoolToObject(q, "fetch", fetch);
-  cJSON_AddNumberToObject(q, "region", region);
   double t0 = cl1_now();
   cl1_wstatus st = cl1_wproc_call(w, CL1_MSG_TRIAL, q, timeout, &rep);
   double rt = (cl1_now() - t0) * 1e3;
@@ -38,8 +40,7 @@ static int trial(cl1_pass *p, cl1_eval_result *r, bool cand, int set, uint64_t s
        longer); on the host each side's own (a CPU flush varies with the machine's load) */
     if (!cand) p->ref_flush[*n] = flush;
     bool own_flush = p->o->backend != CL1_BACKEND_CUDA; /* a CPU flush varies with the load */
-    if (!fetch) (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall - (own_flush ? flush : 0);
-    else (cand ? p->cand_rt : p->ref_rt)[*n] = NAN;
+    (cand ? p->cand_rt : p->ref_rt)[*n] = rt - wall - (own_flush ? flush : 0);
     (*n)++;
   }
   return 0;
@@ -75,11 +76,23 @@ static int time_sets(const cl1_pass *p) {
 /* One timed pair: both sides on the same slot with the same fresh values (a cache keyed by
  * values, or by an address plus a spot check of them, never sees the same inputs twice:
  * cache_by_value in tests/hacks/), fetched and compared when it is a re-verified pair. */
+static int fetch_both(cl1_pass *p, cl1_eval_result *r) {
+  cJSON *q = cJSON_CreateObject(), *rr = NULL, *cr = NULL;
+  cJSON_AddNumberToObject(q, "region", 0);
+  int v = cl1_judge_both(p, r, CL1_MSG_FETCH, q, p->o->setup_timeout_s, "fetching timed outputs",
+                         &rr, &cr);
+  cJSON_Delete(q);
+  cJSON_Delete(rr);
+  cJSON_Delete(cr);
+  return v;
+}
+
 static int timed_pair(cl1_pass *p, cl1_eval_result *r, int i, int nsets, bool cf, double timeout) {
   uint64_t seed = cl1_judge_seed(p);
-  if (trial(p, r, false, i % nsets, seed, cf, 0, p->o->setup_timeout_s)) return 1;
-  if (trial(p, r, true, i % nsets, seed, cf, 0, timeout)) return 1;
+  if (trial(p, r, false, i % nsets, seed, p->o->setup_timeout_s)) return 1;
+  if (trial(p, r, true, i % nsets, seed, timeout)) return 1;
   if (!cf) return 0;
+  if (fetch_both(p, r)) return 1;
   char what[64];
   snprintf(what, sizeof what, "re-verification of timed call %d", i + 1);
   /* 1 in 8 blocks: at the judge's ~15 GB/s a full compare of a 268 MB output is 30-60 ms,

@@ -18,6 +18,7 @@ enum {
   CL1_MSG_SETUP = 1, CL1_MSG_PARAMS, CL1_MSG_RUN, CL1_MSG_TIME_PREP, CL1_MSG_WARMUP,
   CL1_MSG_TRIAL, CL1_MSG_QUIT,
   CL1_MSG_PING,       /* is the device still usable here? (a device-wide sync) */
+  CL1_MSG_FETCH,      /* copy the last trial's outputs to a shared region (decided after it) */
   /* worker -> judge */
   CL1_MSG_OK = 64, CL1_MSG_FAIL
 };

@@ -442,8 +442,8 @@ static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   double flush_ms = (cl1_now() - f0) * 1e3;
   if (timed_call(w, s, true, out, err)) return -1;
   cJSON_AddNumberToObject(out, "flush_ms", flush_ms);
-  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "fetch")))
-    return fetch(w, (int)num(m, "region", 0), err);
+  /* whether these outputs are compared is the judge's secret until the call has returned: it
+     asks with a FETCH of its own, and nothing of the candidate runs in between (class 16) */
   return 0;
 }
 
@@ -491,6 +491,7 @@ int cl1_worker_main(void) {
       w->timing = true;
       break;
     case CL1_MSG_TRIAL: g_calls_requested++; r = do_trial(w, m, out, &err); break;
+    case CL1_MSG_FETCH: r = fetch(w, (int)num(m, "region", 0), &err); break;
     case CL1_MSG_PING:
       if (g_fault_after >= 0) g_calls_requested = LONG_MAX; /* later than the loss, see above */
       r = w->dev_open ? w->dev.sync(&w->dev, &err) : cl1_err_set(&err, "no device open");
