@@ -7,5 +7,16 @@ int main(void) {
   th_case *cs;
   int n = th_manifest("tests/hacks/manifest.txt", "host", "test", &cs);
   if (n <= 0) { fprintf(stderr, "tests/hacks/manifest.txt: no host cases\n"); return 1; }
+  /* a thread the sandbox did not stop (--no-sandbox) is still the candidate's own: the judge
+     counts threads over the workers' whole lives (issue 18, class 2) */
+  cs = realloc(cs, sizeof *cs * (size_t)(n + 1));
+  th_case *t = &cs[n++];
+  memset(t, 0, sizeof *t);
+  snprintf(t->file, sizeof t->file, "tests/hacks/host/setup_thread.c");
+  snprintf(t->task, sizeof t->task, "level1/19_ReLU");
+  snprintf(t->backend, sizeof t->backend, "host");
+  snprintf(t->expect, sizeof t->expect, "hack:threads");
+  snprintf(t->shapes, sizeof t->shapes, "test");
+  snprintf(t->extra, sizeof t->extra, "--no-sandbox");
   return th_run_cases("hacks_host", cs, n);
 }

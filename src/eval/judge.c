@@ -220,6 +220,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   if (cJSON_IsString(dn)) snprintf(r->device, sizeof r->device, "%s", dn->valuestring);
   if (cJSON_IsString(dv)) snprintf(r->driver, sizeof r->driver, "%s", dv->valuestring);
   if (cJSON_IsString(cs_src)) snprintf(r->cache_source, sizeof r->cache_source, "%s", cs_src->valuestring);
+  p->ref_threads_entry = (int)cl1_judge_num(rr, "threads_entry", 0);
   r->cache_bytes = cl1_judge_num(rr, "l2_bytes", 0);
   r->flush_bytes = cl1_judge_num(rr, "flush_bytes", 0);
   cJSON_Delete(rr);
@@ -245,7 +246,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   if (rss_base > 0)
     p->cand.rss_limit = (size_t)rss_base + (size_t)flush + mem + p->region_bytes * 2;
   r->cand_rss_limit = (double)p->cand.rss_limit;
-  p->thread_growth = -(int)cl1_judge_num(cr, "threads", 0);
+  p->cand_threads_entry = (int)cl1_judge_num(cr, "threads_entry", 0);
   cJSON_Delete(cr);
   return 0;
 }
@@ -297,9 +298,23 @@ int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const
                 "read", what, cJSON_GetArrayItem(mut, 0)->valuestring);
     return 1;
   }
-  int grow = (int)cl1_judge_num(cr, "threads", 0) - (int)cl1_judge_num(cr, "threads_before", 0);
-  if (grow > p->thread_growth) p->thread_growth = grow;
   return 0;
+}
+
+int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when) {
+  int own = p->cand.threads_max - p->cand_threads_entry;
+  int driver = p->ref.threads_max - p->ref_threads_entry;
+  if (driver < 0) driver = 0;
+  if (own <= driver) return 0;
+  /* A thread can run beside every timed call and every check (work after return, a hand on the
+     reference's inputs through the machine); the sandbox lets clone(CLONE_THREAD) through on
+     CUDA only because the driver needs it, so anything beyond what the driver starts in the
+     reference's worker is the candidate's own (tests/hacks/cuda/setup_thread.cu). */
+  cl1_judge_verdict(r, "hack:threads", "%s: the candidate's process ran %d thread%s beyond the %d "
+                    "at its sandbox's entry; the reference's worker, with the same driver, never "
+                    "more than %d beyond its own: a thread of the candidate's (class 2)", when, own,
+                    own == 1 ? "" : "s", p->cand_threads_entry, driver);
+  return 1;
 }
 
 /* Verification: param seeds x input sets, candidate first; slot reuse with new values; a repeat
@@ -339,6 +354,7 @@ static int verify(cl1_pass *p, cl1_eval_result *r) {
     cJSON_Delete(rr);
     cJSON_Delete(cr);
     if (crc) { cl1_judge_verdict(r, "crash", "cl1_setup returned %d", crc); return 1; }
+    if (cl1_judge_threads(p, r, "after cl1_setup")) return 1;
     uint64_t first = 0, ref_sig = 0;
     for (int j = 0; j <= n_in; j++) {
       /* j == 1 repeats j == 0's inputs at a fresh address (determinism); slot 0 is reused with
@@ -387,7 +403,7 @@ static int verify(cl1_pass *p, cl1_eval_result *r) {
       if (p->verify_only_light && j == 0) break;
     }
   }
-  return 0;
+  return cl1_judge_threads(p, r, "verification");
 }
 
 static void close_pass(cl1_pass *p) {

@@ -35,7 +35,7 @@ typedef struct {
   double ref_flush[MAX_SAMPLES];  /* the reference's reported flush times */
   double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */
   int n_cand, n_ref, n_rt;
-  int thread_growth;
+  int ref_threads_entry, cand_threads_entry;  /* at each worker's sandbox entry (SETUP) */
   bool hold;                /* timed calls start behind the hold (both sides, or neither) */
 } cl1_pass;
 
@@ -59,6 +59,10 @@ int cl1_judge_compare(cl1_pass *p, cl1_eval_result *r, int cregion,
                       const unsigned char *ref_base, const char *what, int keep);
 /* A candidate call's reply checked (return code, mutated inputs, thread growth). */
 int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const char *what);
+/* Class 2 over the workers' whole lives: 1 with hack:threads set when the candidate's process
+ * has run more threads beyond those at its sandbox's entry than the reference's, with the same
+ * driver and libraries, ever did. Call where both have done the same work. */
+int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
 /* The timing protocol (judge_time.c): 0 timed, 1 verdict set. */
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r);
 #endif

@@ -283,6 +283,8 @@ cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
               (cl1_now() - w->sent_at) * 1e3, t ? t : "");
       free(t);
     }
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads");
+    if (cJSON_IsNumber(th) && th->valueint > w->threads_max) w->threads_max = th->valueint;
     *reply = o;
     return w->last = CL1_W_OK;
   }

@@ -28,6 +28,7 @@ typedef struct {
   int exit_status;     /* after death: exit code or 128+signal */
   char msg[1024];      /* last failure, human-readable */
   bool harness_failed; /* the last FAIL said the harness failed before any solution code ran */
+  int threads_max;     /* the most threads any of its replies counted (every reply counts) */
   cl1_wstatus last;
   char tag[8];         /* "ref" / "cand", for traces */
   int sent_type;       /* the request in flight, and when it went (CUDAL1_TRACE) */

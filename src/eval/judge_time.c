@@ -234,7 +234,7 @@ int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
       r->cand.median = fixed;
     }
   }
-  if (p->thread_growth > 0) cl1_judge_flag(r, "thread_growth");
+  if (cl1_judge_threads(p, r, "timing")) return 1;
   /* the speedup is the median of the paired ratios (of the trial times as taken above), unless
      a tampered timer forced the candidate's median up */
   int np = p->n_ref < p->n_cand ? p->n_ref : p->n_cand;

@@ -53,6 +53,7 @@ typedef struct {
   bool harness_failed;   /* the last failure was the harness's own (setup before any candidate
                             code ran): the judge calls it infra_error, not the candidate's crash */
   size_t vm_base, rss_base, as_limit; /* at sandbox entry (as_limit: the RLIMIT_AS set, host) */
+  int threads_entry;     /* threads at sandbox entry (the CUDA driver's own) */
 } worker;
 
 size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
@@ -178,6 +179,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
      buffers, the flush buffer — whatever this machine made them) plus the judge's allowance, so
      a large cache or driver reservation cannot eat the candidate's share (issue 17). */
   cl1_proc_mem(0, &w->vm_base, &w->rss_base);
+  w->threads_entry = cl1_sandbox_thread_count(); /* the driver's, before any solution code */
   if (w->is_cand && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "sandbox"))) {
     size_t allowance = (size_t)num(m, "mem_allowance", 0);
     w->as_limit = allowance && b == CL1_BACKEND_HOST ? w->vm_base + allowance : 0;
@@ -299,7 +301,6 @@ static int timed_call(worker *w, int s, bool poisoned, cJSON *out, cl1_err *err)
   bind_slot(w, s);
   if (!poisoned && poison_outputs(w, err)) return -1;
   double ev = 0, wall = 0;
-  int before = cl1_sandbox_thread_count();
   if (w->dev.begin(&w->dev, err)) return -1;
   int rc;
   double h0 = cl1_now();
@@ -315,7 +316,6 @@ static int timed_call(worker *w, int s, bool poisoned, cJSON *out, cl1_err *err)
   cJSON_AddNumberToObject(out, "ev_ms", ev);
   cJSON_AddNumberToObject(out, "wall_ms", wall);
   cJSON_AddNumberToObject(out, "host_ms", host_ms);
-  cJSON_AddNumberToObject(out, "threads_before", before);
   cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
   return 0;
 }
@@ -477,7 +477,7 @@ int cl1_worker_main(void) {
         cJSON_AddNumberToObject(out, "vm_base", (double)w->vm_base);
         cJSON_AddNumberToObject(out, "rss_base", (double)w->rss_base);
         cJSON_AddNumberToObject(out, "as_limit", (double)w->as_limit);
-        cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
+        cJSON_AddNumberToObject(out, "threads_entry", w->threads_entry);
         /* cumulative ms after: task load, device open, pinning, allocation + sandbox, .so load */
         cJSON *ph = cJSON_AddArrayToObject(out, "setup_ms");
         for (int i = 0; i < 5; i++) cJSON_AddItemToArray(ph, cJSON_CreateNumber(g_setup_ms[i]));
@@ -509,8 +509,11 @@ int cl1_worker_main(void) {
       fail(err.msg, w->harness_failed);
       /* A device error is sticky: nothing after it can be trusted, so the worker ends. */
       if (w->dev_open && w->dev.sync(&w->dev, NULL)) return 4;
-    } else if (reply(CL1_MSG_OK, out)) {
-      return 0;
+    } else {
+      /* every reply counts the threads alive now (the judge keeps each worker's maximum) */
+      if (!cJSON_GetObjectItemCaseSensitive(out, "threads"))
+        cJSON_AddNumberToObject(out, "threads", cl1_sandbox_thread_count());
+      if (reply(CL1_MSG_OK, out)) return 0;
     }
   }
 }
