@@ -55,6 +55,7 @@ typedef struct {
   cl1_stats ref, cand;
   double ref_ev_med, cand_ev_med;
   double ref_overhead_ms, cand_overhead_ms; /* judge round trip minus reported wall, medians */
+  double ref_excess_ms, cand_excess_ms;     /* the same less that of the process's empty trials */
   double speedup, reward;        /* speedup: median of the paired (ABAB) ref / cand ratios */
   double reward_speedup;         /* the speedup the reward pays: capped at 1.0 for a solution of
                                     the reference's own ops (no_custom_kernel) or a degenerate task */

@@ -54,6 +54,8 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
     cJSON_AddNumberToObject(t, "measurements", r->measurements);
     cJSON_AddNumberToObject(t, "judge_overhead_ref_ms", r->ref_overhead_ms);
     cJSON_AddNumberToObject(t, "judge_overhead_cand_ms", r->cand_overhead_ms);
+    cJSON_AddNumberToObject(t, "judge_excess_ref_ms", r->ref_excess_ms);
+    cJSON_AddNumberToObject(t, "judge_excess_cand_ms", r->cand_excess_ms);
     cJSON_AddNumberToObject(t, "hold_us", r->hold_us);
     cJSON_AddNumberToObject(t, "roofline_floor_ms", r->floor_ms);
     cJSON_AddStringToObject(t, "roofline_floor_source", r->floor_source);

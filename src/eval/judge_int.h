@@ -31,6 +31,9 @@ typedef struct {
   size_t region_bytes, offs[CL1_TASK_MAX_TENSORS];
   double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
   double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
+  /* the same round trip of empty trials (no call), each process's own calibration (class 4) */
+  double cand_cal[MAX_SAMPLES], ref_cal[MAX_SAMPLES];
+  int n_cal;
   double cand_host[MAX_SAMPLES], ref_host[MAX_SAMPLES];  /* host time inside the call */
   double ref_flush[MAX_SAMPLES];  /* the reference's reported flush times */
   double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */
