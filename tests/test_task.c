@@ -561,9 +561,15 @@ static void test_find(void **state) {
   path[strlen(path) - strlen("/task.json")] = 0;
   assert_string_equal(out, path);
 
-  assert_int_not_equal(cl1_task_find(root, "19", out, sizeof out, &err), 0);
+  /* another file in the folder does not stand for its task.json */
+  snprintf(path, sizeof path, "%s/level3/1_MLP/reference.c", root);
+  assert_int_equal(th_write(path, "int x;\n"), 0);
+  assert_int_equal(cl1_task_find("/nonexistent", path, out, sizeof out, &err), 1);
+
+  /* nothing matching is 1, other errors -1: the CLI words the first one for the user */
+  assert_int_equal(cl1_task_find(root, "19", out, sizeof out, &err), -1);
   assert_non_null(strstr(err.msg, "ambiguous"));
-  assert_int_not_equal(cl1_task_find(root, "level1/42_Nope", out, sizeof out, &err), 0);
+  assert_int_equal(cl1_task_find(root, "level1/42_Nope", out, sizeof out, &err), 1);
   assert_non_null(strstr(err.msg, "not found"));
   assert_non_null(strstr(err.msg, "level1/42_Nope"));
   assert_int_not_equal(cl1_task_find(root, "level4/19", out, sizeof out, &err), 0);

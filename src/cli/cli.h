@@ -2,6 +2,8 @@
  * 0 success/pass, 1 candidate failed, 2 usage or input error, 3 infrastructure error. */
 #ifndef CL1_CLI_H
 #define CL1_CLI_H
+#include <stdbool.h>
+#include "task/task.h"
 int cl1_cmd_eval(int argc, char **argv);
 int cl1_cmd_task(int argc, char **argv);
 int cl1_cmd_suite(int argc, char **argv);
@@ -16,6 +18,17 @@ int cl1_cli_suite_tasks(int level, char **paths, int max);
 /* Parses a decimal argument; 0 on success, prints "cudal1: FLAG: ..." and returns 2 otherwise. */
 int cl1_cli_int(const char *flag, const char *s, long long lo, long long hi, long long *out);
 int cl1_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
+/* --help or -h anywhere in argv[1..]: prints usage on stdout and returns true (the command then
+ * exits 0 having done nothing else). */
+bool cl1_cli_help(int argc, char **argv, const char *usage);
+/* "cudal1 CMD: unknown option 'ARG' (see cudal1 CMD --help)" (or "unexpected argument" when ARG
+ * is no option) on stderr; returns 2. */
+int cl1_cli_unknown(const char *cmd, const char *arg);
+/* A missing (VERB NULL) or unknown verb of CMD, naming the VERBS there are; returns 2. */
+int cl1_cli_verb(const char *cmd, const char *verb, const char *verbs);
+/* Resolves a task argument (a suite id, a task folder or its task.json) and loads the task; on
+ * failure prints one line "cudal1 CMD: ..." and returns 2. Release ref with cl1_task_ref_release. */
+int cl1_cli_task(const char *cmd, const char *arg, cl1_task_ref *ref);
 /* The LLM server's API key: $CUDAL1_API_KEY, else $OPENAI_API_KEY; NULL when neither is set. */
 const char *cl1_cli_api_key(void);
 #endif

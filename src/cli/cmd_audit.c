@@ -10,10 +10,12 @@
 #include "task/task.h"
 
 static const char help[] =
-    "usage: cudal1 suite audit [--level N] [ID...] [--shapes test|small|large] [--device cuda|host]\n"
+    "usage: cudal1 suite audit [--level N] [TASK...] [--shapes test|small|large] [--device cuda|host]\n"
     "                          [--json FILE] [--apply]\n"
     "Runs each task's reference on two input seeds and flags outputs that an all-zero, a cached\n"
-    "or a constant candidate would pass. Defaults: --device cuda --shapes small (host: test).\n"
+    "or a constant candidate would pass. TASK: a suite id (level1/19_ReLU), a task folder or its\n"
+    "task.json; none: every task (of --level N). Defaults: --device cuda --shapes small (host:\n"
+    "test). --json FILE writes the findings there as JSON.\n"
     "--apply writes the finding as the task's \"degenerate\" note where it has none.\n";
 
 /* Reads a whole file; NULL on failure. */
@@ -68,21 +70,41 @@ static int apply_note(const char *json_path, const char *note) {
   return rc;
 }
 
+/* The options; the named tasks are checked up front, so a typo in the last one stops the audit
+ * before it spends minutes on the others. */
+static int parse(int argc, char **argv, long long *level, const char **shapes, const char **device,
+                 const char **json, int *apply, char **ids, int *n_ids) {
+  const char *lv = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--apply")) { *apply = 1; continue; }
+    if (a[0] != '-') {
+      cl1_task_ref ref;
+      if (cl1_cli_task("suite audit", a, &ref)) return 2;
+      cl1_task_ref_release(&ref);
+      ids[(*n_ids)++] = strdup(a);
+      continue;
+    }
+    const char **slot = !strcmp(a, "--level") ? &lv : !strcmp(a, "--shapes") ? shapes
+                        : !strcmp(a, "--device") ? device : !strcmp(a, "--json") ? json : NULL;
+    if (!slot) return cl1_cli_unknown("suite audit", a);
+    if (i + 1 >= argc) { fprintf(stderr, "cudal1 suite audit: %s needs a value\n", a); return 2; }
+    *slot = argv[++i];
+  }
+  return lv ? cl1_cli_int("--level", lv, 1, 3, level) : 0;
+}
+
 int cl1_cmd_suite_audit(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, help)) return 0;
   long long level = 0;
   const char *shapes = NULL, *device = "cuda", *json = NULL;
   int apply = 0, n_ids = 0;
   char **ids = calloc((size_t)argc + 1, sizeof *ids);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help")) { fputs(help, stdout); free(ids); return 0; }
-    if (!strcmp(a, "--level") && next) { if (cl1_cli_int("--level", next, 1, 3, &level)) { free(ids); return 2; } i++; }
-    else if (!strcmp(a, "--shapes") && next) { shapes = next; i++; }
-    else if (!strcmp(a, "--device") && next) { device = next; i++; }
-    else if (!strcmp(a, "--json") && next) { json = next; i++; }
-    else if (!strcmp(a, "--apply")) apply = 1;
-    else if (a[0] == '-') { fprintf(stderr, "cudal1 suite audit: unknown option '%s'\n%s", a, help); free(ids); return 2; }
-    else ids[n_ids++] = strdup(a);
+  if (!ids) return 3;
+  if (parse(argc, argv, &level, &shapes, &device, &json, &apply, ids, &n_ids)) {
+    for (int k = 0; k < n_ids; k++) free(ids[k]);
+    free(ids);
+    return 2;
   }
   if (strcmp(device, "cuda") && strcmp(device, "host")) {
     fprintf(stderr, "cudal1 suite audit: --device: expected cuda or host, got '%s'\n", device);
@@ -107,13 +129,14 @@ int cl1_cmd_suite_audit(int argc, char **argv) {
   for (int k = 0; k < n_ids; k++) {
     cl1_audit_result r;
     cl1_err err = {{0}};
-    char dir[4096];
-    cl1_task *t = NULL;
-    if (cl1_task_find(cl1_suite_root(), ids[k], dir, sizeof dir, &err) || cl1_task_load(dir, &t, &err)) {
+    cl1_task_ref ref;
+    if (cl1_task_resolve(cl1_suite_root(), ids[k], &ref, &err)) {
       printf("error %s: %s\n", ids[k], err.msg);
       n_bad++;
       continue;
     }
+    const char *dir = ref.dir;
+    cl1_task *t = ref.task;
     cJSON *row = cJSON_CreateObject();
     cJSON_AddStringToObject(row, "task", t->id);
     if (cl1_audit_task(dir, shapes, device, &r, &err)) {
@@ -153,7 +176,7 @@ int cl1_cmd_suite_audit(int argc, char **argv) {
       }
     }
     cJSON_AddItemToArray(rows, row);
-    cl1_task_free(t);
+    cl1_task_ref_release(&ref);
     fflush(stdout);
     if (infra) break;
   }

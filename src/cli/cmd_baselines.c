@@ -16,23 +16,17 @@ static const char usage[] =
     "with the field and not imported at all.\n";
 
 int cl1_cmd_baselines(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    fputs(usage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
-  }
-  if (strcmp(argv[1], "import")) {
-    fprintf(stderr, "cudal1 baselines: unknown subcommand '%s' (try --help)\n", argv[1]);
-    return 2;
-  }
+  if (cl1_cli_help(argc, argv, usage)) return 0;
+  if (argc < 2) { fputs(usage, stderr); return 2; }
+  if (strcmp(argv[1], "import")) return cl1_cli_verb("baselines", argv[1], "import");
   const char *db = "cudal1.db", *files[256];
   int n = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--db")) {
-      if (i + 1 >= argc) { fprintf(stderr, "cudal1 baselines: --db needs a path\n"); return 2; }
+      if (i + 1 >= argc) { fprintf(stderr, "cudal1 baselines import: --db needs a path\n"); return 2; }
       db = argv[++i];
     } else if (argv[i][0] == '-') {
-      fprintf(stderr, "cudal1 baselines: unknown option '%s'\n", argv[i]);
-      return 2;
+      return cl1_cli_unknown("baselines import", argv[i]);
     } else if (n == (int)(sizeof files / sizeof *files)) {
       fprintf(stderr, "cudal1 baselines import: at most %d files at once\n", n);
       return 2;

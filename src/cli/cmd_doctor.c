@@ -31,8 +31,8 @@ static const char usage[] =
     "infrastructure problem) when something it needs is missing or wrong: a C compiler, the op\n"
     "library, the worker, the suite, a writable compile cache, seccomp and the sandbox; with a GPU\n"
     "also the driver, nvcc, the architecture, cuBLAS and cuDNN. Landlock, Python and torch, and\n"
-    "the policy server (needed only by `cudal1 optimize --backend openai`) are warnings and never\n"
-    "change the exit status. 2: a usage error.\n";
+    "the policy server (needed only by `cudal1 optimize` with the openai backend) are warnings and\n"
+    "never change the exit status. 2: a usage error.\n";
 
 int cl1_cmd_doctor(int argc, char **argv) {
   cl1_doctor_opts o = {0};
@@ -51,10 +51,10 @@ int cl1_cmd_doctor(int argc, char **argv) {
       if (!strcmp(a, "--base-url")) o.base_url = argv[++i];
       else o.model = argv[++i];
     } else if (!strcmp(a, "--base-url") || !strcmp(a, "--model")) {
-      fprintf(stderr, "cudal1 doctor: %s needs a value (see --help)\n", a);
+      fprintf(stderr, "cudal1 doctor: %s needs a value (see cudal1 doctor --help)\n", a);
       return 2;
     } else {
-      fprintf(stderr, "cudal1 doctor: unknown option '%s' (see --help)\n", a);
+      fprintf(stderr, "cudal1 doctor: unknown option '%s' (see cudal1 doctor --help)\n", a);
       return 2;
     }
   }

@@ -12,14 +12,15 @@
 #include "task/task.h"
 
 static const char help[] =
-    "usage: cudal1 eval --task ID|DIR --solution FILE [options]\n"
+    "usage: cudal1 eval --task TASK --solution FILE [options]\n"
     "\n"
     "Evaluates FILE (CUDA C++ .cu for --device cuda, C .c for --device host) against the task's\n"
     "reference: static gate, compile (cached), verification on fresh random inputs in a sandboxed\n"
     "process, timing against the reference, speedup, reward and verdict.\n"
     "\n"
     "options:\n"
-    "  --task ID|DIR        task id (level1/19_ReLU, 19_ReLU, 1/19) or task folder\n"
+    "  --task TASK          suite id (level1/19_ReLU; also 19_ReLU, 1/19), task folder or its\n"
+    "                       task.json\n"
     "  --solution FILE      the candidate source\n"
     "  --device cuda|host   backend (default cuda)\n"
     "  --shapes test|small|large   shape set (default small: KernelBench's original sizes)\n"
@@ -50,6 +51,7 @@ static const char help[] =
     "                       reduce-overhead, graph; repeatable) from the store (--db PATH,\n"
     "                       default ./cudal1.db; `cudal1 baselines import`), through the\n"
     "                       reference timed beside it\n"
+    "  --db PATH            the store --baseline reads (default ./cudal1.db)\n"
     "  --review             a pass at or above --review-threshold (default 3) goes to a reviewer\n"
     "                       model with the known ways to fake a speedup; its opinion is printed\n"
     "                       and kept in the JSON (\"review\"), the verdict stays the measured one\n"
@@ -112,7 +114,8 @@ typedef struct {
 
 /* The reviewer's opinion of a result that wants one (NULL otherwise or when it cannot be asked:
  * said on stderr, the verdict stands). */
-static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_eval_result *r) {
+static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_task *task,
+                     const cl1_eval_result *r) {
   if (!ro->on || !cl1_review_wanted(r, ro->threshold)) return NULL;
   cl1_err err = {{0}};
   cl1_policy_opts po;
@@ -123,15 +126,13 @@ static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_ev
   po.api_key = cl1_cli_api_key();
   po.retries = 2;
   cl1_policy *p = NULL;
-  cl1_task *task = NULL;
-  char dir[4096], *src = NULL;
+  char *src = NULL;
   cJSON *out = NULL;
   size_t src_n;
   cl1_review rv;
   memset(&rv, 0, sizeof rv);
   if (!cl1_file_read(o->solution, 16LL << 20, &src, &src_n, &err) &&
-      !cl1_task_find(cl1_suite_root(), o->task, dir, sizeof dir, &err) &&
-      !cl1_task_load(dir, &task, &err) && !cl1_policy_open(&po, &p, &err) &&
+      !cl1_policy_open(&po, &p, &err) &&
       !cl1_review_run(p, task, cl1_backend_name(o->backend), cl1_shapes_name(o->shapes), src, r,
                       ro->template_path, &rv, &err))
     out = cl1_review_json(&rv, ro->model);
@@ -139,12 +140,12 @@ static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_ev
   else if (!rv.ok) fprintf(stderr, "cudal1 eval: --review: no opinion: %s\n", rv.error);
   cl1_review_free(&rv);
   cl1_policy_close(p);
-  cl1_task_free(task);
   free(src);
   return out;
 }
 
 int cl1_cmd_eval(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, help)) return 0;
   cl1_eval_opts o;
   cl1_eval_opts_default(&o);
   const char *baselines[8], *db = "cudal1.db";
@@ -160,8 +161,7 @@ int cl1_cmd_eval(int argc, char **argv) {
     if (!next) { fprintf(stderr, "cudal1 eval: %s needs a value\n", a); return 2; } \
     i++;                                                                     \
   } while (0)
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(help, stdout); return 0; }
-    else if (!strcmp(a, "--task")) { NEED(); o.task = next; }
+    if (!strcmp(a, "--task")) { NEED(); o.task = next; }
     else if (!strcmp(a, "--solution")) { NEED(); o.solution = next; }
     else if (!strcmp(a, "--device")) {
       NEED();
@@ -208,7 +208,7 @@ int cl1_cmd_eval(int argc, char **argv) {
     }
     else if (!strcmp(a, "--log-reward")) o.reward.log_speedup = true;
     else if (!strcmp(a, "--remeasure")) { NEED(); if (cl1_cli_int(a, next, 0, 4, &v)) return 2; o.remeasure = (int)v; }
-    else { fprintf(stderr, "cudal1 eval: unknown option '%s' (see cudal1 eval --help)\n", a); return 2; }
+    else return cl1_cli_unknown("eval", a);
 #undef NEED
   }
   if (!o.task || !o.solution) {
@@ -223,28 +223,35 @@ int cl1_cmd_eval(int argc, char **argv) {
     fprintf(stderr, "cudal1 eval: --baseline: baselines are PyTorch times on the GPU; use --device cuda\n");
     return 2;
   }
+  cl1_task_ref ref;
+  if (cl1_cli_task("eval", o.task, &ref)) return 2;
+  o.task = ref.dir; /* the evaluator finds exactly the task resolved here */
   cl1_store *bs = NULL;
   cl1_err berr = {{0}};
   if (n_baselines && cl1_store_open(db, &bs, &berr)) {
     fprintf(stderr, "cudal1 eval: --baseline: %s\n", berr.msg);
+    cl1_task_ref_release(&ref);
     return 2;
   }
   if (o.max_trials < o.min_trials) o.max_trials = o.min_trials;
   cl1_eval_result *r = calloc(1, sizeof *r);
-  if (!r) return 3;
   cl1_err err = {{0}};
-  int rc = cl1_eval_run(&o, r, &err);
-  if (rc == 3 && json) { /* infra_error: the verdict and its cause as JSON too */
+  int rc = 3;
+  if (!r) cl1_err_set(&err, "out of memory");
+  else rc = cl1_eval_run(&o, r, &err);
+  if (r && rc == 3 && json) { /* infra_error: the verdict and its cause as JSON too */
     char *s = cl1_eval_json(&o, r);
     if (s) puts(s);
     free(s);
   }
   if (rc) {
     fprintf(stderr, "cudal1 eval: %s\n", err.msg);
+    cl1_store_close(bs);
+    cl1_task_ref_release(&ref);
     free(r);
     return rc;
   }
-  cJSON *rev = review(&ro, &o, r), *vs = n_baselines ? cJSON_CreateObject() : NULL;
+  cJSON *rev = review(&ro, &o, ref.task, r), *vs = n_baselines ? cJSON_CreateObject() : NULL;
   for (int i = 0; i < n_baselines; i++) {
     double x;
     char why[400];
@@ -280,6 +287,7 @@ int cl1_cmd_eval(int argc, char **argv) {
   cJSON_Delete(vs);
   int status = !strcmp(r->verdict, "pass") ? 0 : !strcmp(r->verdict, "infra_error") ? 3 : 1;
   if (status == 3 && !json) fprintf(stderr, "cudal1 eval: %s\n", r->message);
+  cl1_task_ref_release(&ref);
   free(r);
   return status;
 }

@@ -40,12 +40,10 @@ static int peaks(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--force")) force = true;
     else if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "--cache") && i + 1 < argc) cache = argv[++i];
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(usage, stdout); return 0; }
-    else {
-      fprintf(stderr, "cudal1 gpu peaks: unknown argument '%s'\n%s", argv[i], usage);
-      return 2;
-    }
+    else if (!strcmp(argv[i], "--cache")) {
+      if (i + 1 >= argc) { fprintf(stderr, "cudal1 gpu peaks: --cache needs a folder\n"); return 2; }
+      cache = argv[++i];
+    } else return cl1_cli_unknown("gpu peaks", argv[i]);
   }
   cl1_err err = {{0}};
   char root[4096], path[4400];
@@ -79,11 +77,7 @@ static int peaks(int argc, char **argv) {
 }
 
 int cl1_cmd_gpu(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, usage)) return 0;
   if (argc >= 2 && !strcmp(argv[1], "peaks")) return peaks(argc - 1, argv + 1);
-  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    fputs(usage, stdout);
-    return 0;
-  }
-  fprintf(stderr, "cudal1 gpu: expected 'peaks'\n%s", usage);
-  return 2;
+  return cl1_cli_verb("gpu", argc >= 2 ? argv[1] : NULL, "peaks");
 }

@@ -13,14 +13,15 @@
 #include "task/task.h"
 
 static const char usage[] =
-    "usage: cudal1 optimize (--task ID... | --suite level1|level2|level3|all | --resume RUN) [options]\n"
+    "usage: cudal1 optimize (--task TASK... | --suite level1|level2|level3|all | --resume RUN) [options]\n"
     "\n"
     "CUDA-L1's contrastive loop: for each task and round, the policy sees the reference and\n"
     "earlier solutions with their measured speedups, writes a faster one, and cudal1 evaluates\n"
     "it; everything goes to the store, each task's best solution to OUT/run-<id>/.\n"
     "\n"
     "tasks:\n"
-    "  --task ID...          task ids (level1/19_ReLU; several may follow one --task)\n"
+    "  --task TASK...        suite ids (level1/19_ReLU), task folders or their task.json, kept\n"
+    "                        by suite id (several may follow one --task)\n"
     "  --suite LEVEL         every task of level1, level2, level3 or all\n"
     "  --resume RUN          continue run RUN (or 'latest') of the store with its own options\n"
     "policy:\n"
@@ -107,6 +108,42 @@ static int add_suite(cl1_optimize_opts *o, const char *level, char **owned, int 
   return 0;
 }
 
+/* The options that take a value, to tell a trailing one without its value from an unknown one. */
+static bool takes_value(const char *a) {
+  static const char *const names[] = {
+      "--suite", "--resume", "--backend", "--base-url", "--model", "--replay", "--device",
+      "--shapes", "--db", "--out", "--template", "--rounds", "--samples", "--exemplars",
+      "--parallel-tasks", "--compile-jobs", "--min-trials", "--max-trials", "--max-tokens",
+      "--concurrency", "--retries", "--seed", "--review-threshold", "--tau", "--temperature",
+      "--top-p", "--timeout", "--time-budget"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(a, names[i])) return true;
+  return false;
+}
+
+/* A --task argument, whatever its form, as the suite id the store, the replay file and --resume
+ * know it by. */
+static int task_id(cl1_optimize_opts *o, const char *arg, char **owned, int *n_owned) {
+  cl1_task_ref ref;
+  if (cl1_cli_task("optimize", arg, &ref)) return 2;
+  int rc = 0;
+  if (!ref.in_suite) {
+    fprintf(stderr, "cudal1 optimize: %s holds task %s but is not the suite's (%s/%s): the store "
+            "keeps a task by its id, so optimize runs the suite's tasks\n", ref.dir, ref.task->id,
+            cl1_suite_root(), ref.task->id);
+    rc = 2;
+  }
+  for (int i = 0; i < o->n_tasks && !rc; i++)
+    if (!strcmp(o->tasks[i], ref.task->id)) {
+      fprintf(stderr, "cudal1 optimize: --task: '%s' names %s a second time\n", arg, ref.task->id);
+      rc = 2;
+    }
+  if (!rc && !(owned[*n_owned] = strdup(ref.task->id))) rc = 3;
+  if (!rc) o->tasks[o->n_tasks++] = owned[(*n_owned)++];
+  cl1_task_ref_release(&ref);
+  return rc;
+}
+
 /* --resume: the run's own options from the store */
 static int load_resume(const char *db, const char *which, cl1_optimize_opts *o, int64_t *run) {
   cl1_err err = {{0}};
@@ -141,6 +178,7 @@ static int load_resume(const char *db, const char *which, cl1_optimize_opts *o, 
 }
 
 int cl1_cmd_optimize(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, usage)) return 0;
   cl1_optimize_opts o;
   cl1_optimize_opts_default(&o);
   const char *resume = NULL, *e = getenv("CUDAL1_BASE_URL");
@@ -153,18 +191,18 @@ int cl1_cmd_optimize(int argc, char **argv) {
   double d;
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { fputs(usage, stdout); return 0; }
     if (!strcmp(a, "--no-progress")) { o.progress = false; continue; }
     if (!strcmp(a, "--review")) { o.review = true; continue; }
     if (!strcmp(a, "--task")) {
       if (!val || val[0] == '-') { fprintf(stderr, "cudal1 optimize: --task needs a task id\n"); return 2; }
-      while (i + 1 < argc && argv[i + 1][0] != '-') {
+      while (i + 1 < argc && argv[i + 1][0] != '-' && !rc) {
         if (o.n_tasks >= CL1_OPT_MAX_TASKS) { fprintf(stderr, "cudal1 optimize: too many tasks\n"); return 2; }
-        o.tasks[o.n_tasks++] = argv[++i];
+        rc = task_id(&o, argv[++i], owned, &n_owned);
       }
       continue;
     }
-    if (!val) { fprintf(stderr, "cudal1 optimize: %s needs a value (see --help)\n", a); return 2; }
+    if (!val && !takes_value(a)) return cl1_cli_unknown("optimize", a);
+    if (!val) { fprintf(stderr, "cudal1 optimize: %s needs a value (see cudal1 optimize --help)\n", a); return 2; }
     i++;
     if (!strcmp(a, "--suite")) rc = add_suite(&o, val, owned, &n_owned);
     else if (!strcmp(a, "--resume")) resume = val;
@@ -199,7 +237,7 @@ int cl1_cmd_optimize(int argc, char **argv) {
     else if (!strcmp(a, "--top-p")) rc = cl1_cli_double(a, val, 0, 1, &d), o.policy.top_p = d;
     else if (!strcmp(a, "--timeout")) rc = cl1_cli_double(a, val, 0.001, 86400, &d), o.policy.timeout_s = d;
     else if (!strcmp(a, "--time-budget")) rc = cl1_cli_double(a, val, 0.01, 3600, &d), o.time_budget_s = d;
-    else { fprintf(stderr, "cudal1 optimize: unknown option '%s' (see --help)\n", a); rc = 2; }
+    else rc = cl1_cli_unknown("optimize", a);
   }
   int64_t run = 0;
   if (!rc && resume) {

@@ -66,22 +66,16 @@ static int one_of(const char *flag, const char *v, const char *a, const char *b,
 }
 
 int cl1_cmd_report(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, usage)) return 0;
   cl1_report_opts o = {.db_path = "cudal1.db"};
   const char *md = NULL, *html = NULL, *json = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(usage, stdout);
-      return 0;
-    }
     const char **slot = !strcmp(a, "--db") ? &o.db_path : !strcmp(a, "--run") ? &o.run
                         : !strcmp(a, "--shapes") ? &o.shapes : !strcmp(a, "--device") ? &o.backend
                         : !strcmp(a, "--md") ? &md : !strcmp(a, "--html") ? &html
                         : !strcmp(a, "--json") ? &json : NULL;
-    if (!slot) {
-      fprintf(stderr, "cudal1 report: unknown option '%s' (see cudal1 report --help)\n", a);
-      return 2;
-    }
+    if (!slot) return cl1_cli_unknown("report", a);
     if (i + 1 >= argc) {
       fprintf(stderr, "cudal1 report: %s needs a value\n", a);
       return 2;

@@ -1,4 +1,5 @@
-/* cmd_suite.c — `cudal1 suite list|show|export`: the tasks that ship with cudal1. */
+/* cmd_suite.c — `cudal1 suite list|show|export|audit`: the tasks that ship with cudal1 (audit:
+ * cmd_audit.c). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,29 @@
 
 static const char help[] =
     "usage: cudal1 suite list [--level N]\n"
-    "       cudal1 suite show ID\n"
-    "       cudal1 suite export ID --shapes test|small|large --seed K [--device host|cuda] DIR\n"
-    "       cudal1 suite audit [--level N] [ID...] [--shapes S] [--device D] [--json F] [--apply]\n"
+    "       cudal1 suite show TASK\n"
+    "       cudal1 suite export TASK --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "       cudal1 suite audit [--level N] [TASK...] [--shapes S] [--device D] [--json F] [--apply]\n"
+    "TASK: a suite id (level1/19_ReLU), a task folder or its task.json.\n"
     "export writes DIR/meta.json and .npy files: inputs (seed K+1), params (seed K) and the\n"
-    "reference's outputs, computed on the chosen backend (default host).\n";
+    "reference's outputs, computed on the chosen backend (default host).\n"
+    "Run `cudal1 suite VERB --help` for one verb.\n";
+
+static const char list_help[] =
+    "usage: cudal1 suite list [--level N]\n"
+    "The suite's tasks in natural order, one a line: id, [degenerate] if the task carries an\n"
+    "audit note, description. --level 1, 2 or 3: that level only.\n";
+
+static const char show_help[] =
+    "usage: cudal1 suite show TASK\n"
+    "TASK (a suite id like level1/19_ReLU, a task folder or its task.json): its folder, tolerance\n"
+    "and, per shape set, the dims, the tensors' shapes and sizes, and its notes.\n";
+
+static const char export_help[] =
+    "usage: cudal1 suite export TASK --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "Writes DIR/meta.json and .npy files for TASK (a suite id, a task folder or its task.json) at\n"
+    "one shape set: inputs (seed K+1), params (seed K) and the reference's outputs, computed on\n"
+    "the chosen backend (default host).\n";
 
 static int cmp_str(const void *a, const void *b) {
   /* natural order: level1/2_x before level1/10_y */
@@ -50,10 +69,15 @@ int cl1_cli_suite_tasks(int level, char **paths, int max) {
   return n;
 }
 
-static int list(int level) {
+static int list(int argc, char **argv) {
+  long long level = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--level")) return cl1_cli_unknown("suite list", argv[i]);
+    if (cl1_cli_int("--level", i + 1 < argc ? argv[++i] : NULL, 1, 3, &level)) return 2;
+  }
   const char *root = cl1_suite_root();
   char *paths[1024];
-  int n = cl1_cli_suite_tasks(level, paths, 1024);
+  int n = cl1_cli_suite_tasks((int)level, paths, 1024);
   int bad = 0;
   for (int i = 0; i < n; i++) {
     cl1_err err = {{0}};
@@ -77,14 +101,21 @@ static void show_tensors(const char *what, const cl1_tinst *t, int n) {
   }
 }
 
-static int show(const char *id) {
-  char dir[4096];
-  cl1_err err = {{0}};
-  cl1_task *t;
-  if (cl1_task_find(cl1_suite_root(), id, dir, sizeof dir, &err) || cl1_task_load(dir, &t, &err)) {
-    fprintf(stderr, "cudal1 suite show: %s\n", err.msg);
+static int show(int argc, char **argv) {
+  const char *id = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (argv[i][0] == '-' || id) return cl1_cli_unknown("suite show", argv[i]);
+    id = argv[i];
+  }
+  if (!id) {
+    fprintf(stderr, "cudal1 suite show: which task? (see cudal1 suite show --help)\n");
     return 2;
   }
+  cl1_task_ref ref;
+  if (cl1_cli_task("suite show", id, &ref)) return 2;
+  cl1_err err = {{0}};
+  const cl1_task *t = ref.task;
+  const char *dir = ref.dir;
   printf("%s — %s\nfolder: %s\ntolerance: atol %g, rtol %g\n", t->id, t->description, dir,
          t->atol, t->rtol);
   for (int s = 0; s < CL1_SHAPES_N; s++) {
@@ -102,7 +133,7 @@ static int show(const char *id) {
   }
   if (t->notes) printf("notes: %s\n", t->notes);
   if (t->degenerate) printf("degenerate: %s\n", t->degenerate);
-  cl1_task_free(t);
+  cl1_task_ref_release(&ref);
   return 0;
 }
 
@@ -111,44 +142,52 @@ static int export_cmd(int argc, char **argv) {
   int set = -1;
   long long seed = -1;
   cl1_backend b = CL1_BACKEND_HOST;
-  for (int i = 2; i < argc; i++) {
+  for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--shapes") && next) { set = cl1_shapes_parse(next); i++;
+    if ((!strcmp(a, "--shapes") || !strcmp(a, "--seed") || !strcmp(a, "--device")) && !next) {
+      fprintf(stderr, "cudal1 suite export: %s needs a value\n", a);
+      return 2;
+    }
+    if (!strcmp(a, "--shapes")) { set = cl1_shapes_parse(next); i++;
       if (set < 0) { fprintf(stderr, "cudal1 suite export: --shapes: expected test, small or large\n"); return 2; } }
-    else if (!strcmp(a, "--seed") && next) { if (cl1_cli_int("--seed", next, 0, (long long)9e18, &seed)) return 2; i++; }
-    else if (!strcmp(a, "--device") && next) {
+    else if (!strcmp(a, "--seed")) { if (cl1_cli_int("--seed", next, 0, (long long)9e18, &seed)) return 2; i++; }
+    else if (!strcmp(a, "--device")) {
       if (!strcmp(next, "cuda")) b = CL1_BACKEND_CUDA;
       else if (!strcmp(next, "host")) b = CL1_BACKEND_HOST;
       else { fprintf(stderr, "cudal1 suite export: --device: expected host or cuda\n"); return 2; }
       i++;
-    } else if (a[0] == '-') { fprintf(stderr, "cudal1 suite export: unknown option '%s'\n", a); return 2; }
+    } else if (a[0] == '-') return cl1_cli_unknown("suite export", a);
     else if (!id) id = a;
     else if (!dir) dir = a;
-    else { fprintf(stderr, "cudal1 suite export: unexpected argument '%s'\n", a); return 2; }
+    else return cl1_cli_unknown("suite export", a);
   }
-  if (!id || !dir || set < 0 || seed < 0) { fputs(help, stderr); return 2; }
+  if (!id || !dir || set < 0 || seed < 0) {
+    fprintf(stderr, "cudal1 suite export: %s is missing (see cudal1 suite export --help)\n",
+            !id ? "TASK" : !dir ? "DIR" : set < 0 ? "--shapes" : "--seed");
+    return 2;
+  }
+  cl1_task_ref ref;
+  if (cl1_cli_task("suite export", id, &ref)) return 2;
   cl1_err err = {{0}};
-  if (cl1_export_instance(id, set, (uint64_t)seed, b, dir, &err)) {
+  int rc = 0;
+  if (cl1_export_instance(ref.dir, set, (uint64_t)seed, b, dir, &err)) {
     fprintf(stderr, "cudal1 suite export: %s\n", err.msg);
-    return strstr(err.msg, "no CUDA GPU") ? 3 : 2;
+    rc = strstr(err.msg, "no CUDA GPU") ? 3 : 2;
+  } else {
+    printf("exported %s (%s shapes, seed %lld) to %s\n", ref.task->id, cl1_shapes_name(set), seed, dir);
   }
-  printf("exported %s (%s shapes, seed %lld) to %s\n", id, cl1_shapes_name(set), seed, dir);
-  return 0;
+  cl1_task_ref_release(&ref);
+  return rc;
 }
 
 int cl1_cmd_suite(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help")) { fputs(help, argc < 2 ? stderr : stdout); return argc < 2 ? 2 : 0; }
-  if (!strcmp(argv[1], "list")) {
-    long long lv = 0;
-    if (argc >= 4 && !strcmp(argv[2], "--level") && cl1_cli_int("--level", argv[3], 1, 3, &lv)) return 2;
-    return list((int)lv);
-  }
-  if (!strcmp(argv[1], "show")) {
-    if (argc < 3) { fputs(help, stderr); return 2; }
-    return show(argv[2]);
-  }
-  if (!strcmp(argv[1], "export")) return export_cmd(argc, argv);
-  if (!strcmp(argv[1], "audit")) return cl1_cmd_suite_audit(argc - 1, argv + 1);
-  fprintf(stderr, "cudal1 suite: unknown subcommand '%s'\n%s", argv[1], help);
-  return 2;
+  const char *verb = argc >= 2 ? argv[1] : "";
+  if (!strcmp(verb, "list")) return cl1_cli_help(argc - 1, argv + 1, list_help) ? 0 : list(argc - 1, argv + 1);
+  if (!strcmp(verb, "show")) return cl1_cli_help(argc - 1, argv + 1, show_help) ? 0 : show(argc - 1, argv + 1);
+  if (!strcmp(verb, "export"))
+    return cl1_cli_help(argc - 1, argv + 1, export_help) ? 0 : export_cmd(argc - 1, argv + 1);
+  if (!strcmp(verb, "audit")) return cl1_cmd_suite_audit(argc - 1, argv + 1);
+  if (cl1_cli_help(argc, argv, help)) return 0;
+  if (argc < 2) { fputs(help, stderr); return 2; }
+  return cl1_cli_verb("suite", verb, "list, show, export or audit");
 }

@@ -19,11 +19,13 @@ static const char usage[] =
     "  eval        evaluate a candidate solution against its task's reference\n"
     "              (gate, compile, verify, time, speedup, reward, verdict)\n"
     "  task check  validate task.json files\n"
-    "  suite       list / show / export the tasks of the suite\n"
+    "  suite       list / show / export / audit the tasks of the suite\n"
     "  gpu peaks   measure (once) and show the GPU's bandwidth and matmul rates\n"
     "  doctor      check what cudal1 needs on this machine (GPU, compilers, sandbox, ...)\n"
     "\n"
-    "Run `cudal1 <command> --help` for a command's options.\n"
+    "A task is named by its suite id (level1/19_ReLU), its folder (suite/level1/19_ReLU) or the\n"
+    "path of its task.json, wherever a command takes one.\n"
+    "Run `cudal1 <command> --help` (or -h, anywhere among its arguments) for its options.\n"
     "Exit status: 0 success/pass, 1 the candidate failed, 2 usage or input error,\n"
     "3 infrastructure error (no GPU, compiler missing, ...).\n";
 
@@ -78,6 +80,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "report")) return cl1_cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "baselines")) return cl1_cmd_baselines(argc - 1, argv + 1);
   if (!strcmp(cmd, "doctor")) return cl1_cmd_doctor(argc - 1, argv + 1);
-  fprintf(stderr, "cudal1: unknown command '%s' (try cudal1 --help)\n", cmd);
+  fprintf(stderr, "cudal1: unknown %s '%s' (see cudal1 --help)\n", cmd[0] == '-' ? "option" : "command", cmd);
   return 2;
 }

@@ -1,6 +1,7 @@
 /* find.c — where a task lives: the suite folder, and a task id ("level1/19_ReLU", "19_ReLU",
- * "level1/19", "1/19") or a path resolved to the folder holding its task.json. Suite folders are
- * named exactly after the task: suite/level1/19_ReLU/. */
+ * "level1/19", "1/19") or a path (a task folder or its task.json) resolved to the folder holding
+ * its task.json; cl1_task_resolve, the one way every command reads what a user named as a task.
+ * Suite folders are named exactly after the task: suite/level1/19_ReLU/. */
 #include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
@@ -26,6 +27,13 @@ static bool all_digits(const char *s) {
   for (; *s; s++)
     if (!isdigit((unsigned char)*s)) return false;
   return true;
+}
+
+/* Only a file named task.json stands for its folder: any other file there would silently be
+ * traded for the folder's task.json. */
+static bool is_task_json(const char *path) {
+  const char *base = strrchr(path, '/');
+  return !strcmp(base ? base + 1 : path, "task.json");
 }
 
 /* What was tried, for the error message. */
@@ -93,7 +101,7 @@ int cl1_task_find(const char *suite_root, const char *id_or_path, char *out, siz
   tried_add(&tried, "path %s%s", q, "");
   if (stat(q, &st) == 0) {
     if (S_ISDIR(st.st_mode) && has_task(q)) match_add(&m, q);
-    else if (S_ISREG(st.st_mode)) {
+    else if (S_ISREG(st.st_mode) && is_task_json(q)) {
       char *slash = strrchr(q, '/');
       if (!slash) snprintf(m.first, sizeof m.first, ".");
       else if (slash == q) snprintf(m.first, sizeof m.first, "/");
@@ -122,13 +130,33 @@ int cl1_task_find(const char *suite_root, const char *id_or_path, char *out, siz
   if (m.n > 1)
     return cl1_err_set(err, "task '%s' is ambiguous: %s and %s%s (name the level or the full "
                             "folder)", id_or_path, m.first, m.second, m.n > 2 ? " and more" : "");
-  if (m.n == 0)
-    return cl1_err_set(err, "task '%s' not found (suite %s); tried: %s", id_or_path, suite_root,
-                       tried.buf);
+  if (m.n == 0) {
+    cl1_err_set(err, "task '%s' not found (suite %s); tried: %s", id_or_path, suite_root,
+                tried.buf);
+    return 1;
+  }
   if (strlen(m.first) + 1 > n)
     return cl1_err_set(err, "task folder path too long: %s", m.first);
   memcpy(out, m.first, strlen(m.first) + 1);
   return 0;
+}
+
+int cl1_task_resolve(const char *suite_root, const char *arg, cl1_task_ref *ref, cl1_err *err) {
+  memset(ref, 0, sizeof *ref);
+  int rc = cl1_task_find(suite_root, arg, ref->dir, sizeof ref->dir, err);
+  if (rc) return rc;
+  if (cl1_task_load(ref->dir, &ref->task, err)) return -1;
+  /* the suite's own copy: a folder elsewhere (a copy being edited) may carry the same id, and
+     whatever stores the id alone would find the suite's task again, not that one */
+  char own[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+  ref->in_suite = snprintf(own, sizeof own, "%s/%s", suite_root, ref->task->id) < (int)sizeof own &&
+                  realpath(ref->dir, a) && realpath(own, b) && !strcmp(a, b);
+  return 0;
+}
+
+void cl1_task_ref_release(cl1_task_ref *ref) {
+  cl1_task_free(ref->task);
+  ref->task = NULL;
 }
 
 const char *cl1_suite_root(void) {

@@ -81,10 +81,23 @@ typedef struct {
 int cl1_task_load(const char *path, cl1_task **out, cl1_err *err);
 void cl1_task_free(cl1_task *t);
 
-/* Resolves a task id ("level1/19_ReLU", "19_ReLU", "level1/19", "1/19") or a path to its task
- * folder under suite_root. Writes the folder into out. */
+/* Resolves a task id ("level1/19_ReLU", "19_ReLU", "level1/19", "1/19") or a path (a task folder,
+ * relative or absolute, with or without a trailing slash, or a file named task.json) to its task
+ * folder under suite_root. Writes the folder into out. Returns 0; 1 when nothing matches (err
+ * says what was tried); -1 on other errors (ambiguous, too long). */
 int cl1_task_find(const char *suite_root, const char *id_or_path, char *out, size_t n,
                   cl1_err *err);
+
+/* A task as a user named it, found and loaded. */
+typedef struct {
+  cl1_task *task;
+  char dir[4096];       /* its folder */
+  bool in_suite;        /* dir is suite_root/<task->id>, so the id alone finds this task again */
+} cl1_task_ref;
+/* cl1_task_find, then cl1_task_load: the one resolver of every command's task argument.
+ * Returns 0; 1 when nothing matches; -1 on other errors (ambiguous, an invalid task.json). */
+int cl1_task_resolve(const char *suite_root, const char *arg, cl1_task_ref *ref, cl1_err *err);
+void cl1_task_ref_release(cl1_task_ref *ref);
 /* The suite folder: $CUDAL1_SUITE, else <exe dir>/../suite, else ./suite. */
 const char *cl1_suite_root(void);
 
