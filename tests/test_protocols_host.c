@@ -86,7 +86,7 @@ static void test_timed_requests_say_nothing_of_checks(void **st) {
   static char trace[1 << 20];
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "CUDAL1_TRACE=1 %s/cudal1 eval --task level1/19_ReLU --solution "
-           "tests/legit/host/19_ReLU.c --device host --shapes test --min-trials 40 --max-trials 40 "
+           "tests/legit/host/19_ReLU.c --device host --shapes test --min-trials 70 --max-trials 70 "
            "--time-budget 5 2>&1 >/dev/null", th_build());
   th_run(cmd, trace, sizeof trace);
   char trial_tag[32], fetch_tag[32];
@@ -113,8 +113,9 @@ static void test_timed_requests_say_nothing_of_checks(void **st) {
       last = 0;
     }
   }
-  assert_true(trials >= 40);
-  assert_true(fetches >= 4); /* three secret points and the last pair, at least */
+  assert_true(trials >= 70);
+  /* three secret points (before the 60th pair; two may coincide) and the last pair, at least */
+  assert_true(fetches >= 3);
   assert_true(fetches < trials);
 }
 
