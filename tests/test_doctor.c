@@ -59,7 +59,7 @@ static void test_help_and_usage(void **st) {
   assert_int_equal(doctor(NULL, "--help"), 0);
   assert_non_null(strstr(out, "usage: cudal1 doctor"));
   assert_non_null(strstr(out, "Exit status"));
-  assert_non_null(strstr(out, "--backend openai"));
+  assert_non_null(strstr(out, "openai backend"));
   assert_int_equal(doctor(NULL, "--frobnicate"), 2);
   assert_non_null(strstr(out, "unknown option '--frobnicate'"));
   assert_int_equal(doctor("CUDAL1_BASE_URL=", "--model m"), 2);
