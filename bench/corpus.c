@@ -257,6 +257,10 @@ int main(int argc, char **argv) {
       const cJSON *tm = field(j, "timing", NULL);
       cJSON_AddNumberToObject(run, "ref_median_ms", num_or(field(tm, "reference", "median_ms"), 0));
       cJSON_AddNumberToObject(run, "cand_median_ms", num_or(field(tm, "candidate", "median_ms"), 0));
+      /* the judge's calibrated clock check (class 4): each side's round-trip excess over its
+         own empty trials, whose difference is held against the timer_mismatch margin */
+      cJSON_AddNumberToObject(run, "judge_excess_ref_ms", num_or(field(tm, "judge_excess_ref_ms", NULL), 0));
+      cJSON_AddNumberToObject(run, "judge_excess_cand_ms", num_or(field(tm, "judge_excess_cand_ms", NULL), 0));
       cJSON_AddNumberToObject(run, "checks", num_or(field(j, "correctness", "checks"), 0));
       cJSON_AddNumberToObject(run, "max_abs", num_or(field(j, "correctness", "max_abs"), 0));
       cJSON_AddNumberToObject(run, "max_rel", num_or(field(j, "correctness", "max_rel"), 0));
