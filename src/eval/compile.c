@@ -134,10 +134,12 @@ int cl1_compile_find_dirs(const cl1_compile_opts *o, const char *exe_dir, char *
   return 0;
 }
 
-static const char *cuda_home(void) {
+const char *cl1_compile_cuda_home(void) {
   const char *e = getenv("CUDA_HOME");
   return e && *e ? e : CL1_CUDA_HOME;
 }
+
+const char *cl1_compile_build_arch(void) { return STR(CL1_CUDA_ARCH); }
 
 /* "90", "90a", "100f": digits, then at most one letter. */
 static int pick_arch(const cl1_compile_opts *o, char out[16], cl1_err *err) {
@@ -217,7 +219,7 @@ static void arg(argvec *a, const char *fmt, ...) {
 static void command(argvec *a, cl1_backend b, cl1_lang lang, const char *arch, const char *inc,
                     const char *ops) {
   a->n = 0, a->used = 0;
-  const char *cu = cuda_home();
+  const char *cu = cl1_compile_cuda_home();
   if (lang == CL1_LANG_C) {
     arg(a, "cc"), arg(a, "-std=c11"), arg(a, "-O2"), arg(a, "-fPIC"), arg(a, "-shared");
     arg(a, "-Wall"), arg(a, "-I%s", inc), arg(a, "solution.c"), arg(a, "-o"), arg(a, "out.so");
@@ -254,7 +256,7 @@ static int compiler_version(cl1_backend b, const char **out, cl1_err *err) {
   int rc = 0;
   if (!atomic_load(&ready[i])) {
     char nvcc[PATH_MAX + 16];
-    snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cuda_home());
+    snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cl1_compile_cuda_home());
     char *argv[] = {i ? nvcc : "cc", "--version", NULL};
     int st = 0;
     size_t len = 0;

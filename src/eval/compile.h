@@ -56,4 +56,8 @@ int cl1_compile_many(int n, const char *const *src_paths, const cl1_compile_opts
  * $CUDAL1_INCLUDE. The error names every folder tried. */
 int cl1_compile_find_dirs(const cl1_compile_opts *o, const char *exe_dir, char *ops_dir,
                           size_t ops_n, char *include_dir, size_t include_n, cl1_err *err);
+/* The CUDA toolkit candidates are built with: $CUDA_HOME, else the build's CUDA_HOME. */
+const char *cl1_compile_cuda_home(void);
+/* The architecture the build was made for ("90": the Makefile's CUDA_ARCH). */
+const char *cl1_compile_build_arch(void);
 #endif

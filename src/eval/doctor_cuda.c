@@ -18,14 +18,6 @@
 #include "doctor_int.h"
 #include "dev.h"
 
-#ifndef CL1_CUDA_HOME
-#define CL1_CUDA_HOME "/usr/local/cuda"
-#endif
-#ifndef CL1_CUDA_ARCH
-#define CL1_CUDA_ARCH 90
-#endif
-#define STR2(x) #x
-#define STR(x) STR2(x)
 
 /* What a run learned that later probes compare against. */
 typedef struct {
@@ -33,11 +25,6 @@ typedef struct {
   int nvcc_major;         /* 0: unknown */
 } cuda_facts;
 
-/* compile.c's rule: $CUDA_HOME, else the build's. */
-static const char *cuda_home(void) {
-  const char *e = getenv("CUDA_HOME");
-  return e && *e ? e : CL1_CUDA_HOME;
-}
 
 
 static void probe_gpu(cl1_doctor_report *r, cuda_facts *cf) {
@@ -98,7 +85,7 @@ static void probe_gpu(cl1_doctor_report *r, cuda_facts *cf) {
 static void probe_nvcc(cl1_doctor_report *r, cuda_facts *cf) {
   char nvcc[4200], out[2048];
   const char *env = getenv("CUDA_HOME");
-  snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cuda_home());
+  snprintf(nvcc, sizeof nvcc, "%s/bin/nvcc", cl1_compile_cuda_home());
   const char *from = env && *env ? "$CUDA_HOME" : "the build's CUDA_HOME";
   if (access(nvcc, X_OK)) {
     cl1_doctor_add(r, "nvcc", "nvcc", CL1_DOCTOR_MISSING, CL1_DOCTOR_NEED_CUDA,
@@ -154,7 +141,7 @@ static int arch_runs(int num, char suffix, int major, int minor) {
 
 static void probe_arch(cl1_doctor_report *r) {
   const char *cand = getenv("CUDAL1_CUDA_ARCH"), *from = "$CUDAL1_CUDA_ARCH";
-  const char *built = STR(CL1_CUDA_ARCH);
+  const char *built = cl1_compile_build_arch();
   if (!cand || !*cand) cand = built, from = "the build's CUDA_ARCH";
   int cn = 0, bn = 0;
   char cs = 0, bs = 0;
