@@ -2,34 +2,20 @@
  * the L2 flush buffer (2x the L2 size, device memset) and persisting-L2 reset, generation and
  * checksum kernels, CUDA graphs. Plain C over the CUDA runtime API. */
 #include <cuda_runtime_api.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "dev.h"
 #include "dev_cuda_k.h"
 #include "../task/gen_cuda.h"
 
-/* The timed interval's state — its two events and the host start time — in a page of its own
- * that no one can read or write while the solution runs (from the end of begin() to the start
- * of end()): a candidate that found it could re-record the start event part-way through its work
- * and move the start time by as much (issue 18's red team shaved 60 us off a 0.35 ms call that
- * way). The page's address is no secret and a libc mprotect found by hand can open it again: the
- * judge's clock, calibrated per process on trials that call nothing, is the bound on that
- * (judge_time.c). */
-typedef struct {
-  cudaEvent_t ev0, ev1;
-  double t0;
-} cuda_timing;
-
 typedef struct {
   cudaStream_t stream;
-  cuda_timing *tm;   /* its own page: see above */
+  cudaEvent_t ev0, ev1;
   void *flushbuf;
   size_t flush_bytes;
   void *scratch;
+  double t0;
   int sms;
   size_t hold_smem;  /* shared memory per hold block: all an SM has for one block */
 } cuda_impl;
@@ -85,31 +71,23 @@ static int c_flush(cl1_dev *d, cl1_err *err) {
   if (e) return cl1_err_set(err, "L2 flush: %s", cudaGetErrorString((cudaError_t)e));
   return 0;
 }
-static int timing_access(cuda_impl *c, int prot, cl1_err *err) {
-  if (mprotect(c->tm, (size_t)sysconf(_SC_PAGESIZE), prot))
-    return cl1_err_set(err, "the timing page cannot be %s: %s", prot == PROT_NONE ? "closed" : "opened",
-                       strerror(errno));
-  return 0;
-}
 static int c_begin(cl1_dev *d, cl1_err *err) {
   cuda_impl *c = impl(d);
   CK(cudaDeviceSynchronize());
-  if (timing_access(c, PROT_READ | PROT_WRITE, err)) return -1;
-  c->tm->t0 = cl1_now();
+  c->t0 = cl1_now();
   if (d->hold_us > 0) CK((cudaError_t)cl1_devk_hold(d->hold_us, c->sms, c->hold_smem, c->stream));
-  CK(cudaEventRecord(c->tm->ev0, c->stream));
-  return timing_access(c, PROT_NONE, err);
+  CK(cudaEventRecord(c->ev0, c->stream));
+  return 0;
 }
 static int c_end(cl1_dev *d, double *ev_ms, double *wall_ms, cl1_err *err) {
   cuda_impl *c = impl(d);
-  if (timing_access(c, PROT_READ | PROT_WRITE, err)) return -1;
-  CK(cudaEventRecord(c->tm->ev1, c->stream));
+  CK(cudaEventRecord(c->ev1, c->stream));
   CK(cudaDeviceSynchronize());
-  *wall_ms = (cl1_now() - c->tm->t0) * 1e3;
+  *wall_ms = (cl1_now() - c->t0) * 1e3;
   float ms = 0;
-  CK(cudaEventElapsedTime(&ms, c->tm->ev0, c->tm->ev1));
+  CK(cudaEventElapsedTime(&ms, c->ev0, c->ev1));
   *ev_ms = ms;
-  return timing_access(c, PROT_NONE, err);
+  return 0;
 }
 static int c_graph_begin(cl1_dev *d, cl1_err *err) {
   CK(cudaStreamBeginCapture(impl(d)->stream, cudaStreamCaptureModeThreadLocal));
@@ -143,14 +121,8 @@ static void c_close(cl1_dev *d) {
   if (!c) return;
   cudaFree(c->flushbuf);
   cudaFree(c->scratch);
-  if (c->tm) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (mprotect(c->tm, page, PROT_READ | PROT_WRITE) == 0) {
-      cudaEventDestroy(c->tm->ev0);
-      cudaEventDestroy(c->tm->ev1);
-    }
-    munmap(c->tm, page);
-  }
+  cudaEventDestroy(c->ev0);
+  cudaEventDestroy(c->ev1);
   cudaStreamDestroy(c->stream);
   free(c);
   d->impl = NULL;
@@ -201,15 +173,8 @@ int cl1_dev_open_cuda(cl1_dev *d, cl1_err *err) {
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   d->l2_bytes = (size_t)l2;
   CK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-  c->tm = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (c->tm == MAP_FAILED) {
-    c->tm = NULL;
-    return cl1_err_set(err, "cannot map the timing page: %s", strerror(errno));
-  }
-  CK(cudaEventCreate(&c->tm->ev0));
-  CK(cudaEventCreate(&c->tm->ev1));
-  if (timing_access(c, PROT_NONE, err)) return -1;
+  CK(cudaEventCreate(&c->ev0));
+  CK(cudaEventCreate(&c->ev1));
   d->flush_bytes = c->flush_bytes = 2 * (size_t)l2 + ((size_t)1 << 20);
   snprintf(d->cache_source, sizeof d->cache_source, "cudaDevAttrL2CacheSize");
   CK(cudaMalloc(&c->flushbuf, c->flush_bytes));

@@ -34,6 +34,8 @@ typedef struct {
   /* the same round trip of empty trials (no call), each process's own calibration (class 4) */
   double cand_cal[MAX_SAMPLES], ref_cal[MAX_SAMPLES];
   int n_cal;
+  double ref_jr[MAX_SAMPLES], cand_jr[MAX_SAMPLES];  /* the judge's round trip less the flush */
+  double scratch[MAX_SAMPLES];
   double cand_host[MAX_SAMPLES], ref_host[MAX_SAMPLES];  /* host time inside the call */
   double ref_flush[MAX_SAMPLES];  /* the reference's reported flush times */
   double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */

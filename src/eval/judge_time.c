@@ -125,6 +125,45 @@ static int timed_pair(cl1_pass *p, cl1_eval_result *r, int i, int nsets, bool cf
   return cl1_judge_compare(p, r, 0, p->ref.shm, what, 8);
 }
 
+/* The median of jr[i] - cal - used[i]: how much longer, by the judge's own clock, trial i took
+ * than the time it is charged (jr: the judge's round trip less the flush; cal: the same round
+ * trip of the process's empty trials less their own interval, i.e. everything but the interval). */
+static double charged_short(double *g, const double *jr, const double *used, int n, double cal) {
+  int k = 0;
+  for (int i = 0; i < n && i < MAX_SAMPLES; i++)
+    if (!isnan(jr[i])) g[k++] = jr[i] - cal - used[i];
+  return k ? cl1_median(g, k) : 0;
+}
+
+/* Class 4. Each process's trials are held against its own empty trials (the same request around
+ * no call: nothing of the candidate runs there, so nothing there can be forged by it): what a
+ * trial is charged should be what the judge's clock saw of it less that process's fixed cost.
+ * An honest worker is charged a few microseconds short (the sync after its last kernel); a
+ * worker whose timing state was rewritten — an event re-recorded part-way, a start time moved
+ * (issue 18's red team shaved 60 us off a 0.35 ms call under the old, uncalibrated bound of
+ * 0.1 ms + 10%; tests/hacks/cuda/timer_rerecord.cu halves it) — is charged short by the cut.
+ * The reference is the control; the candidate's median is raised by the difference. The host
+ * backend (CI, development) keeps wide margins: with three processes on a loaded 2-core machine
+ * honest medians ran 1.7 ms apart, and the host time of the call bounds its trials there. */
+static void clock_check(cl1_pass *p, cl1_eval_result *r) {
+  const cl1_eval_opts *o = p->o;
+  if (!p->n_cal || !p->n_cand || !p->n_ref) return;
+  double flush = o->backend == CL1_BACKEND_CUDA ? cl1_median(p->ref_flush, p->n_ref) : 0;
+  r->cand_overhead_ms = cl1_median(p->cand_rt, p->n_cand) - flush;
+  r->ref_overhead_ms = cl1_median(p->ref_rt, p->n_ref) - flush;
+  double c_cal = cl1_median(p->cand_cal, p->n_cal), r_cal = cl1_median(p->ref_cal, p->n_cal);
+  r->cand_excess_ms = charged_short(p->scratch, p->cand_jr, p->cand_ms, p->n_cand, c_cal);
+  r->ref_excess_ms = charged_short(p->scratch, p->ref_jr, p->ref_ms, p->n_ref, r_cal);
+  bool cuda = o->backend == CL1_BACKEND_CUDA;
+  double margin = cuda ? CL1_TIMER_MARGIN_MS + CL1_TIMER_MARGIN_REL * r->cand.median
+                       : 5.0 + r->cand.median;
+  double cut = r->cand_excess_ms - r->ref_excess_ms;
+  if (cut > margin) {
+    cl1_judge_flag(r, "timer_mismatch");
+    r->cand.median += cut;
+  }
+}
+
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
   const cl1_eval_opts *o = p->o;
 
@@ -215,6 +254,10 @@ int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
      cost) still holds side streams and work left running; the host time holds work the host
      did during the hold (copy engines and the CPU are not held: tests/hacks/cuda/
      hide_behind_hold.cu). */
+  /* the judge's round trip of each trial less its flush (the worker's report of the interval
+     added back), kept for the clock check below */
+  for (int i = 0; i < p->n_ref; i++) p->ref_jr[i] = p->ref_rt[i] + p->ref_ms[i];
+  for (int i = 0; i < p->n_cand; i++) p->cand_jr[i] = p->cand_rt[i] + p->cand_ms[i];
   for (int i = 0; i < p->n_ref; i++) {
     double wl = p->ref_ms[i] - ref_empty, h = p->ref_host[i];
     double t = wl > p->ref_ev[i] ? wl : p->ref_ev[i];
@@ -236,35 +279,7 @@ int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
       gap_sum / p->n_cand > 0.5 * r->cand_ev_med + 0.02)
     cl1_judge_flag(r, "timing_mismatch");
   /* The judge's own clock bounds what the worker reports (a tampered timer shows here). */
-  double cov[MAX_SAMPLES], rov[MAX_SAMPLES];
-  int nc = 0, nr = 0;
-  for (int i = 0; i < p->n_cand; i++) if (!isnan(p->cand_rt[i])) cov[nc++] = p->cand_rt[i];
-  for (int i = 0; i < p->n_ref; i++) if (!isnan(p->ref_rt[i])) rov[nr++] = p->ref_rt[i];
-  if (nc && nr && p->n_cal) {
-    double flush = o->backend == CL1_BACKEND_CUDA ? cl1_median(p->ref_flush, p->n_ref) : 0;
-    double c_over = cl1_median(cov, nc) - flush, r_over = cl1_median(rov, nr) - flush;
-    r->cand_overhead_ms = c_over;
-    r->ref_overhead_ms = r_over;
-    /* Each process's round trip beyond what it reports, less the same for its empty trials (no
-       call: nothing of the candidate runs, so nothing there can be forged by it): an honest
-       worker's excess is its reply's noise, a worker whose timer was cut — an event re-recorded,
-       a start time moved (issue 18's red team shaved 60 us off a 0.35 ms call and stayed under
-       the old uncalibrated bound of 0.1 ms + 10%) — shows the cut. The reference's excess is
-       the control. The host backend (CI, development) keeps wide margins: with three processes
-       on a loaded 2-core machine honest medians ran 1.7 ms apart, and the host time of the call
-       bounds its trials there (tests/hacks/host/timer_fnptr.c). */
-    double c_cal = cl1_median(p->cand_cal, p->n_cal) - flush, r_cal = cl1_median(p->ref_cal, p->n_cal) - flush;
-    r->cand_excess_ms = c_over - c_cal;
-    r->ref_excess_ms = r_over - r_cal;
-    bool cuda = o->backend == CL1_BACKEND_CUDA;
-    double margin = cuda ? CL1_TIMER_MARGIN_MS + CL1_TIMER_MARGIN_REL * r->cand.median
-                         : 5.0 + r->cand.median;
-    double cut = r->cand_excess_ms - r->ref_excess_ms;
-    if (cut > margin) {
-      cl1_judge_flag(r, "timer_mismatch");
-      r->cand.median += cut;
-    }
-  }
+  clock_check(p, r);
   if (cl1_judge_threads(p, r, "timing")) return 1;
   /* the speedup is the median of the paired ratios (of the trial times as taken above), unless
      a tampered timer forced the candidate's median up */

@@ -297,20 +297,11 @@ static int fetch(worker *w, int region, cl1_err *err) {
 
 /* One call of the solution on slot s inside the timed interval (outputs poisoned first unless
  * the caller already did, before its L2 flush). */
-/* Zeroes the stack below the caller, where begin() and the driver's calls under it left their
- * locals (the timing page's event handles among them), before the solution's code runs there
- * and could read them (class 4). */
-static __attribute__((noinline)) void scrub_stack(void) {
-  unsigned char pad[16384];
-  explicit_bzero(pad, sizeof pad);
-}
-
 static int timed_call(worker *w, int s, bool poisoned, bool empty, cJSON *out, cl1_err *err) {
   bind_slot(w, s);
   if (!poisoned && poison_outputs(w, err)) return -1;
   double ev = 0, wall = 0;
   if (w->dev.begin(&w->dev, err)) return -1;
-  scrub_stack();
   int rc = 0;
   double h0 = cl1_now();
   if (empty) {

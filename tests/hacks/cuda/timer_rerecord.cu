@@ -1,50 +1,28 @@
-/* timer_rerecord.cu — hack #4: opens the harness's timing page and restarts the timed interval
- * half-way through its own work. */
+/* timer_rerecord.cu — hack #4: restarts the harness's timed interval half-way through its own
+ * work. */
 /* Finds the worker's device table next to the call struct it is handed (its name "NVIDIA..." and
- * the harness stream), follows it to the CUDA backend's state and the page holding the timed
- * interval's start event and start time, makes that page accessible with an mprotect found by
- * hand in libc's symbol table, and, after queueing the first half of a cuBLAS SGEMM, records the
- * start event again and moves the host start time forward by the half's measured duration: both
- * the event and the wall time then cover only the second half (the red team's 60 us off a 0.35
- * ms call, done by half here). Nothing of the candidate runs in the judge's empty trials, so the
- * per-process calibration of the judge's clock shows the cut. Expected: pass+timer_mismatch (the
- * candidate's median raised by the cut: an honest ~1.0x). */
+ * the harness stream), follows it to the CUDA backend's state (the stream, then the interval's
+ * start and end events, ..., the host start time) and, after queueing the first half of a cuBLAS
+ * SGEMM, records the start event again and moves the host start time forward by the half's
+ * measured duration: both the event and the wall time then cover only the second half (the red
+ * team's 60 us off a 0.35 ms call, done by half here). Nothing of the candidate runs in the
+ * judge's empty trials, so the judge's clock, calibrated on them per process, sees each trial
+ * take twice what it is charged. Expected: pass+timer_mismatch (the candidate's median raised by
+ * the cut: an honest ~1.0x). */
 #include <cudal1/solution.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
-#include <elf.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 
-typedef int (*mprotect_fn)(void *, size_t, int);
-struct timing { cudaEvent_t ev0, ev1; double t0; };
-struct plan { cublasHandle_t h; timing *tm; mprotect_fn prot; double half_s; };
-
-static void *libc_symbol(const char *name) {
-  uintptr_t b = (uintptr_t)&memcmp & ~(uintptr_t)4095;
-  while (memcmp((const void *)b, ELFMAG, SELFMAG)) b -= 4096;
-  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
-  const Elf64_Phdr *ph = (const Elf64_Phdr *)(b + eh->e_phoff);
-  for (int i = 0; i < eh->e_phnum; i++) {
-    if (ph[i].p_type != PT_DYNAMIC) continue;
-    const Elf64_Sym *sym = NULL;
-    const char *str = NULL;
-    for (const Elf64_Dyn *d = (const Elf64_Dyn *)(b + ph[i].p_vaddr); d->d_tag != DT_NULL; d++) {
-      uintptr_t v = d->d_un.d_ptr < b ? b + d->d_un.d_ptr : d->d_un.d_ptr;
-      if (d->d_tag == DT_SYMTAB) sym = (const Elf64_Sym *)v;
-      if (d->d_tag == DT_STRTAB) str = (const char *)v;
-    }
-    for (size_t k = 1; sym && str && (const char *)&sym[k] < str; k++)
-      if (sym[k].st_value && !strcmp(str + sym[k].st_name, name)) return (void *)(b + sym[k].st_value);
-  }
-  return NULL;
-}
+/* the backend's state as this candidate guesses it */
+struct backend { cudaStream_t stream; cudaEvent_t ev0, ev1; void *flushbuf; size_t flush_bytes;
+                 void *scratch; double t0; };
+struct plan { cublasHandle_t h; backend *be; double half_s; };
 
 /* The device table: backend (4 bytes), then its name; the harness stream a little further; the
- * hold (a double) and the backend's state right after it. The state starts with the stream too,
- * then the timing page. */
-static timing *find_timing(const cl1_call *c) {
+ * hold (a double) and the backend's state right after it, which starts with the stream too. */
+static backend *find_backend(const cl1_call *c) {
   const char *p = (const char *)c;
   for (size_t back = 8; back < ((size_t)256 << 10); back += 8) {
     const char *d = p - back;
@@ -54,12 +32,8 @@ static timing *find_timing(const cl1_call *c) {
       memcpy(&s, d + off, sizeof s);
       if (s != c->stream) continue;
       memcpy(&impl, d + off + 16, sizeof impl);
-      void *s2;
-      timing *tm;
-      memcpy(&s2, impl, sizeof s2);
-      memcpy(&tm, (char *)impl + 8, sizeof tm);
-      if (s2 == c->stream && ((uintptr_t)tm & 4095) == 0) return tm;
-      return NULL;
+      backend *be = (backend *)impl;
+      return be && be->stream == (cudaStream_t)c->stream ? be : NULL;
     }
   }
   return NULL;
@@ -79,8 +53,7 @@ CL1_EXPORT int cl1_setup(const cl1_call *c, void **state) {
   static plan q;
   if (!q.h && cublasCreate(&q.h) != CUBLAS_STATUS_SUCCESS) return 1;
   cublasSetStream(q.h, (cudaStream_t)c->stream);
-  q.tm = find_timing(c);
-  q.prot = (mprotect_fn)libc_symbol("mprotect");
+  q.be = find_backend(c);
   int n = (int)c->inputs[0].shape[0];
   cudaEvent_t a, b;   /* how long half the work takes, once */
   cudaEventCreate(&a);
@@ -100,10 +73,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *c) {
   plan *q = (plan *)c->state;
   int n = (int)c->inputs[0].shape[0];
   gemm_rows(q, c, 0, n / 2);
-  if (q->tm && q->prot && q->prot(q->tm, 4096, PROT_READ | PROT_WRITE) == 0) {
-    cudaEventRecord(q->tm->ev0, (cudaStream_t)c->stream);   /* the interval starts again here */
-    q->tm->t0 += q->half_s;
-    q->prot(q->tm, 4096, PROT_NONE);
+  if (q->be) {
+    cudaEventRecord(q->be->ev0, (cudaStream_t)c->stream);   /* the interval starts again here */
+    q->be->t0 += q->half_s;
   }
   gemm_rows(q, c, n / 2, n - n / 2);
   return cudaGetLastError() != cudaSuccess;
