@@ -10,10 +10,12 @@
 static const char help[] =
     "usage: cudal1 suite list [--level N]\n"
     "       cudal1 suite show ID\n"
-    "       cudal1 suite export ID --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "       cudal1 suite export ID --shapes test|small|large --seed K [--device host|cuda]\n"
+    "                           [--variant off_default|offset|wide|extreme] DIR\n"
     "       cudal1 suite audit [--level N] [ID...] [--shapes S] [--device D] [--json F] [--apply]\n"
     "export writes DIR/meta.json and .npy files: inputs (seed K+1), params (seed K) and the\n"
-    "reference's outputs, computed on the chosen backend (default host).\n";
+    "reference's outputs, computed on the chosen backend (default host); --variant draws them\n"
+    "under a verification variant (docs/verify-variants.md).\n";
 
 static int cmp_str(const void *a, const void *b) {
   /* natural order: level1/2_x before level1/10_y */
@@ -110,6 +112,7 @@ static int export_cmd(int argc, char **argv) {
   const char *id = NULL, *dir = NULL;
   int set = -1;
   long long seed = -1;
+  int variant = CL1_VARIANT_NONE;
   cl1_backend b = CL1_BACKEND_HOST;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -121,6 +124,12 @@ static int export_cmd(int argc, char **argv) {
       else if (!strcmp(next, "host")) b = CL1_BACKEND_HOST;
       else { fprintf(stderr, "cudal1 suite export: --device: expected host or cuda\n"); return 2; }
       i++;
+    } else if (!strcmp(a, "--variant") && next) {
+      if ((variant = cl1_variant_parse(next)) < 0) {
+        fprintf(stderr, "cudal1 suite export: --variant: expected none, off_default, offset, wide or extreme\n");
+        return 2;
+      }
+      i++;
     } else if (a[0] == '-') { fprintf(stderr, "cudal1 suite export: unknown option '%s'\n", a); return 2; }
     else if (!id) id = a;
     else if (!dir) dir = a;
@@ -128,11 +137,12 @@ static int export_cmd(int argc, char **argv) {
   }
   if (!id || !dir || set < 0 || seed < 0) { fputs(help, stderr); return 2; }
   cl1_err err = {{0}};
-  if (cl1_export_instance(id, set, (uint64_t)seed, b, dir, &err)) {
+  if (cl1_export_instance(id, set, (uint64_t)seed, variant, b, dir, &err)) {
     fprintf(stderr, "cudal1 suite export: %s\n", err.msg);
     return strstr(err.msg, "no CUDA GPU") ? 3 : 2;
   }
-  printf("exported %s (%s shapes, seed %lld) to %s\n", id, cl1_shapes_name(set), seed, dir);
+  printf("exported %s (%s shapes, seed %lld%s%s) to %s\n", id, cl1_shapes_name(set), seed,
+         variant ? ", variant " : "", variant ? cl1_variant_name((cl1_variant)variant) : "", dir);
   return 0;
 }
 
