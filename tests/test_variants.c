@@ -383,12 +383,66 @@ static void test_suite_optouts(void **state) {
   globfree(&g);
 }
 
+/* Reads the float32 data of an exported .npy (format 1.0: the header length at bytes 8-9). */
+static int read_npy_f32(const char *path, float *out, int max) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  unsigned char head[10];
+  int n = -1;
+  if (fread(head, 1, 10, f) == 10 && !fseek(f, 10 + head[8] + 256 * head[9], SEEK_SET))
+    n = (int)fread(out, sizeof *out, (size_t)max, f);
+  fclose(f);
+  return n;
+}
+
+/* `cudal1 suite export --variant`: the inputs drawn under the variant, meta.json naming it; a
+ * variant that changes nothing and an unknown one are usage errors naming the cause. */
+static void test_export_variant(void **state) {
+  (void)state;
+  char bin[300], cmd[1200], out[4096], path[600];
+  snprintf(bin, sizeof bin, "%s/cudal1", th_build());
+  if (access(bin, X_OK)) skip();
+  const char *dir = th_tmpdir();
+  assert_non_null(dir);
+  static float none[8192], off[8192];
+  const char *v[2] = {"none", "offset"};
+  float *dst[2] = {none, off};
+  int n[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd, "%s suite export level1/23_Softmax --shapes test --seed 5 --variant %s %s/%s 2>&1",
+             bin, v[k], dir, v[k]);
+    if (th_run(cmd, out, sizeof out)) fail_msg("%s: %s", cmd, out);
+    snprintf(path, sizeof path, "%s/%s/inputs_0.npy", dir, v[k]);
+    n[k] = read_npy_f32(path, dst[k], 8192);
+    assert_true(n[k] > 1000);
+  }
+  assert_int_equal(n[0], n[1]);
+  for (int i = 0; i < n[0]; i++)  /* randn + 100 std: the same draws shifted */
+    if (fabsf(off[i] - (none[i] + 100)) > 1e-4f) fail_msg("element %d: %g vs %g + 100", i, off[i], none[i]);
+  snprintf(path, sizeof path, "%s/offset/meta.json", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t got = fread(out, 1, sizeof out - 1, f);
+  out[got] = 0;
+  fclose(f);
+  assert_non_null(strstr(out, "\"variant\":\t\"offset\""));
+  snprintf(cmd, sizeof cmd, "%s suite export level1/23_Softmax --shapes test --seed 5 --variant off_default %s/p 2>&1",
+           bin, dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "variant 'off_default' does not apply at shapes 'test'"));
+  snprintf(cmd, sizeof cmd, "%s suite export level1/23_Softmax --shapes test --seed 5 --variant big %s/q 2>&1",
+           bin, dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--variant: expected none, off_default, offset, wide or extreme"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_names),        cmocka_unit_test(test_which_tensors),
       cmocka_unit_test(test_distributions), cmocka_unit_test(test_values),
       cmocka_unit_test(test_optouts),      cmocka_unit_test(test_optout_one_set),
       cmocka_unit_test(test_bad_optouts),  cmocka_unit_test(test_suite_optouts),
+      cmocka_unit_test(test_export_variant),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
