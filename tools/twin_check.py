@@ -18,6 +18,7 @@ failure (the reference is ill-defined there); tasks whose task.json opts out of 
 are marked `[opted out]` and do not count as failures (the run re-measures them). --inits
 small checks at the shape set's dims with the small set's inits (what verification draws at
 `small`), through a temporary copy of the task whose init_test overrides are replaced.
+--timeout S reports a task whose export takes longer as `timeout` (not checked, not failed).
 """
 import argparse
 import importlib.util
@@ -87,9 +88,13 @@ def export(args, tid, task, out):
         root = out + ".suite"
         inits_suite(args, tid, task, root)
         env["CUDAL1_SUITE"] = root
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if args.inits and args.inits != args.shapes:
-        shutil.rmtree(out + ".suite", ignore_errors=True)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {args.timeout:g} s"
+    finally:
+        if args.inits and args.inits != args.shapes:
+            shutil.rmtree(out + ".suite", ignore_errors=True)
     if p.returncode != 0:
         msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
         return False, msg[-1] if msg else f"exit {p.returncode}"
@@ -103,7 +108,7 @@ def check_one(args, tid, torch):
     with tempfile.TemporaryDirectory(prefix="cl1twin.") as out:
         ok, msg = export(args, tid, task, out)
         if not ok:
-            if "does not apply" in msg:
+            if "does not apply" in msg or "timed out after" in msg:
                 return None, msg, {}
             return False, "export failed: " + msg, {}
         with open(os.path.join(out, "meta.json")) as f:
@@ -193,6 +198,8 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--variant", default="none",
                     choices=["none", "off_default", "offset", "wide", "extreme"])
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds an export may take; a task past it is reported, not failed")
     ap.add_argument("--inits", default=None, choices=["test", "small", "large"],
                     help="draw with this set's inits at --shapes dims (default: --shapes' own)")
     args = ap.parse_args()
@@ -204,7 +211,7 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = True
     tasks = args.task or find_tasks(args.suite)
-    passed = failed = na = optout_failed = 0
+    passed = failed = na = optout_failed = timeouts = 0
     rows = []
     for tid in tasks:
         try:
@@ -217,7 +224,10 @@ def main():
                 optout = json.load(f).get("verify_variants", {}).get(args.variant)
         mark = " [opted out]" if optout else ""
         stat = " ".join(f"{k}={v:.3g}" for k, v in stats.items())
-        if ok is None:
+        if ok is None and "timed out" in why:
+            timeouts += 1
+            print(f"timeout {tid} export {why}{mark}")
+        elif ok is None:
             na += 1
             print(f"n/a {tid}{mark}")
         elif ok:
@@ -241,6 +251,8 @@ def main():
     extra = ""
     if args.variant != "none":
         extra = f", {na} n/a, {optout_failed} failed where opted out"
+    if timeouts:
+        extra += f", {timeouts} timed out (not checked)"
     print(f"twin: {passed} passed, {failed} failed{extra}")
     return 1 if failed else 0
 
