@@ -8,13 +8,23 @@ make(dims, attrs), loads the exported params into its state_dict by name (strict
 the exported inputs and compares with the task's tolerance: |out - ref| <= atol + rtol * |ref|,
 ref = the twin's output. By default the twin runs on the CPU in float64; with
 --twin-device cuda it runs on the GPU in float32 with PyTorch's default TF32 settings.
-Prints `ok <id> max_abs=.. max_rel=..` or `FAIL <id> reason` per task and ends with
+Prints `ok <id> max_abs=.. max_rel=.. max_ratio=..` (max_ratio: the largest error over its
+bound atol + rtol * |ref|; below 1 passes) or `FAIL <id> reason` per task and ends with
 `twin: N passed, N failed`; exits 1 if any failed.
+
+--variant NAME exports the instance under a verification variant (docs/verify-variants.md):
+tasks the variant does not change print `n/a`; a reference output that is not finite is a
+failure (the reference is ill-defined there); tasks whose task.json opts out of the variant
+are marked `[opted out]` and do not count as failures (the run re-measures them). --inits
+small checks at the shape set's dims with the small set's inits (what verification draws at
+`small`), through a temporary copy of the task whose init_test overrides are replaced.
+--timeout S reports a task whose export takes longer as `timeout` (not checked, not failed).
 """
 import argparse
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,17 +55,62 @@ def load_twin(path):
     return mod
 
 
+def inits_suite(args, tid, task, root):
+    """A suite under root holding tid with every tensor's init_<shapes> replaced by the init the
+    `inits` set uses, and the task's siblings linked (a reference may live in one)."""
+    level, name = tid.split("/")
+    src_level = os.path.join(args.suite, level)
+    os.makedirs(os.path.join(root, level, name))
+    for other in os.listdir(src_level):
+        if other != name:
+            os.symlink(os.path.join(src_level, other), os.path.join(root, level, other))
+    for f in os.listdir(os.path.join(src_level, name)):
+        if f != "task.json":
+            os.symlink(os.path.join(src_level, name, f), os.path.join(root, level, name, f))
+    task = json.loads(json.dumps(task))
+    for group in ("inputs", "params"):
+        for t in task.get(group, []):
+            init = t.get("init_" + args.inits, t["init"])
+            t.pop("init_" + args.shapes, None)
+            t["init_" + args.shapes] = init
+    with open(os.path.join(root, level, name, "task.json"), "w") as f:
+        json.dump(task, f, indent=1)
+
+
+def export(args, tid, task, out):
+    """Runs cudal1 suite export; returns (ok, message)."""
+    cmd = [os.path.join(args.build, "cudal1"), "suite", "export", tid, "--shapes", args.shapes,
+           "--seed", str(args.seed), out, "--device", args.device]
+    if args.variant != "none":
+        cmd += ["--variant", args.variant]
+    env = dict(os.environ)
+    if args.inits and args.inits != args.shapes:
+        root = out + ".suite"
+        inits_suite(args, tid, task, root)
+        env["CUDAL1_SUITE"] = root
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {args.timeout:g} s"
+    finally:
+        if args.inits and args.inits != args.shapes:
+            shutil.rmtree(out + ".suite", ignore_errors=True)
+    if p.returncode != 0:
+        msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
+        return False, msg[-1] if msg else f"exit {p.returncode}"
+    return True, ""
+
+
 def check_one(args, tid, torch):
     tdir = os.path.join(args.suite, tid)
     with open(os.path.join(tdir, "task.json")) as f:
         task = json.load(f)
     with tempfile.TemporaryDirectory(prefix="cl1twin.") as out:
-        cmd = [os.path.join(args.build, "cudal1"), "suite", "export", tid, "--shapes", args.shapes,
-               "--seed", str(args.seed), out, "--device", args.device]
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode != 0:
-            msg = (p.stderr.strip() or p.stdout.strip()).splitlines()
-            return False, "export failed: " + (msg[-1] if msg else f"exit {p.returncode}"), {}
+        ok, msg = export(args, tid, task, out)
+        if not ok:
+            if "does not apply" in msg or "timed out after" in msg:
+                return None, msg, {}
+            return False, "export failed: " + msg, {}
         with open(os.path.join(out, "meta.json")) as f:
             meta = json.load(f)
         tol = task.get("tolerance", {})
@@ -95,7 +150,13 @@ def check_one(args, tid, torch):
             res = (res,)
         if len(res) != len(outputs):
             return False, f"twin returned {len(res)} outputs, task has {len(outputs)}", {}
-        worst = {"max_abs": 0.0, "max_rel": 0.0}
+        worst = {"max_abs": 0.0, "max_rel": 0.0, "max_ratio": 0.0}
+        if args.variant != "none":  # the reference must be well-defined on the variant's inputs
+            for name, got in outputs:
+                nonfin = int(np.size(got) - np.count_nonzero(np.isfinite(got.astype(np.float64))))
+                if nonfin:
+                    return False, (f"output {name}: the reference gives {nonfin} non-finite values "
+                                   f"of {np.size(got)}"), worst
         for (name, got), want in zip(outputs, res):
             # compare where the twin ran: large shapes hold billions of elements
             want = want.detach().to(dev, torch.float64)
@@ -112,6 +173,7 @@ def check_one(args, tid, torch):
             worst["max_abs"] = max(worst["max_abs"], float(err.max()))
             worst["max_rel"] = max(worst["max_rel"],
                                    float((err / want.abs().clamp_min(1e-30)).max()))
+            worst["max_ratio"] = max(worst["max_ratio"], float((err / bound.clamp_min(1e-300)).max()))
             bad = err > bound
             nbad = int(bad.sum())
             if nbad:
@@ -134,6 +196,12 @@ def main():
     ap.add_argument("--device", default="host", choices=["host", "cuda"])
     ap.add_argument("--twin-device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--json", default=None)
+    ap.add_argument("--variant", default="none",
+                    choices=["none", "off_default", "offset", "wide", "extreme"])
+    ap.add_argument("--timeout", type=float, default=None,
+                    help="seconds an export may take; a task past it is reported, not failed")
+    ap.add_argument("--inits", default=None, choices=["test", "small", "large"],
+                    help="draw with this set's inits at --shapes dims (default: --shapes' own)")
     args = ap.parse_args()
     if args.twin_device == "cuda" and args.device != "cuda":
         ap.error("--twin-device cuda needs --device cuda")
@@ -143,28 +211,49 @@ def main():
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = True
     tasks = args.task or find_tasks(args.suite)
-    passed = failed = 0
+    passed = failed = na = optout_failed = timeouts = 0
     rows = []
     for tid in tasks:
         try:
             ok, why, stats = check_one(args, tid, torch)
         except Exception as e:  # a broken twin is a failed check, not a crashed run
             ok, why, stats = False, f"{type(e).__name__}: {e}", {}
+        optout = None
+        if args.variant != "none":
+            with open(os.path.join(args.suite, tid, "task.json")) as f:
+                optout = json.load(f).get("verify_variants", {}).get(args.variant)
+        mark = " [opted out]" if optout else ""
         stat = " ".join(f"{k}={v:.3g}" for k, v in stats.items())
-        if ok:
+        if ok is None and "timed out" in why:
+            timeouts += 1
+            print(f"timeout {tid} export {why}{mark}")
+        elif ok is None:
+            na += 1
+            print(f"n/a {tid}{mark}")
+        elif ok:
             passed += 1
-            print(f"ok {tid} {stat}")
+            print(f"ok {tid} {stat}{mark}")
+        elif optout:
+            optout_failed += 1
+            print(f"FAIL {tid} {why}" + (f" ({stat})" if stat else "") + mark)
         else:
             failed += 1
             print(f"FAIL {tid} {why}" + (f" ({stat})" if stat else ""))
         rows.append({"task": tid, "ok": ok, "reason": why, "shapes": args.shapes,
-                     "device": args.device, "twin_device": args.twin_device, **stats})
+                     "device": args.device, "twin_device": args.twin_device,
+                     "variant": args.variant, "opted_out": optout, **stats})
         sys.stdout.flush()
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"shapes": args.shapes, "seed": args.seed, "device": args.device,
-                       "twin_device": args.twin_device, "results": rows}, f, indent=1)
-    print(f"twin: {passed} passed, {failed} failed")
+                       "twin_device": args.twin_device, "variant": args.variant,
+                       "inits": args.inits or args.shapes, "results": rows}, f, indent=1)
+    extra = ""
+    if args.variant != "none":
+        extra = f", {na} n/a, {optout_failed} failed where opted out"
+    if timeouts:
+        extra += f", {timeouts} timed out (not checked)"
+    print(f"twin: {passed} passed, {failed} failed{extra}")
     return 1 if failed else 0
 
 

@@ -63,12 +63,12 @@ CL1_HD int cl1_rng_row_softmax(int kind) {
   return kind == CL1_DIST_SOFTMAX_NORMAL || kind == CL1_DIST_SOFTMAX_UNIFORM;
 }
 
-/* One sample as a double; the caller rounds to the tensor's dtype. Uniform, randint, bernoulli
- * and rademacher are bit-identical on host and device; normal may differ in the last bit of a double (libm vs CUDA
- * log/cos), which rounding to float almost always hides. */
-CL1_HD double cl1_rng_sample(int kind, double a, double b, uint64_t seed, uint32_t tid,
-                             uint64_t i) {
-  cl1_philox_out w = cl1_rng_words(seed, tid, i);
+/* One sample as a double from element i's words (cl1_rng_sample draws them); the caller rounds
+ * to the tensor's dtype. The dists read w.v[0] and w.v[1] only: w.v[3] is left to per-element
+ * choices of the generators (the extreme verification variant, task/gen_cuda.h). Uniform,
+ * randint, bernoulli and rademacher are bit-identical on host and device; normal may differ in
+ * the last bit of a double (libm vs CUDA log/cos), which rounding to float almost always hides. */
+CL1_HD double cl1_rng_sample_words(int kind, double a, double b, cl1_philox_out w) {
   switch (kind) {
   case CL1_DIST_UNIFORM:
   case CL1_DIST_SOFTMAX_UNIFORM: return a + (b - a) * cl1_rng_u01(w.v[0]);
@@ -89,6 +89,11 @@ CL1_HD double cl1_rng_sample(int kind, double a, double b, uint64_t seed, uint32
   case CL1_DIST_RADEMACHER: return cl1_rng_u01(w.v[0]) < 0.5 ? 1.0 : -1.0;
   }
   return 0.0;
+}
+
+CL1_HD double cl1_rng_sample(int kind, double a, double b, uint64_t seed, uint32_t tid,
+                             uint64_t i) {
+  return cl1_rng_sample_words(kind, a, b, cl1_rng_words(seed, tid, i));
 }
 
 #endif

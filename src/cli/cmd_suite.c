@@ -11,11 +11,13 @@
 static const char help[] =
     "usage: cudal1 suite list [--level N]\n"
     "       cudal1 suite show TASK\n"
-    "       cudal1 suite export TASK --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "       cudal1 suite export TASK --shapes test|small|large --seed K [--device host|cuda]\n"
+    "                           [--variant off_default|offset|wide|extreme] DIR\n"
     "       cudal1 suite audit [--level N] [TASK...] [--shapes S] [--device D] [--json F] [--apply]\n"
     "TASK: a suite id (level1/19_ReLU), a task folder or its task.json.\n"
     "export writes DIR/meta.json and .npy files: inputs (seed K+1), params (seed K) and the\n"
-    "reference's outputs, computed on the chosen backend (default host).\n"
+    "reference's outputs, computed on the chosen backend (default host); --variant draws them\n"
+    "under a verification variant (docs/verify-variants.md).\n"
     "Run `cudal1 suite VERB --help` for one verb.\n";
 
 static const char list_help[] =
@@ -29,10 +31,12 @@ static const char show_help[] =
     "and, per shape set, the dims, the tensors' shapes and sizes, and its notes.\n";
 
 static const char export_help[] =
-    "usage: cudal1 suite export TASK --shapes test|small|large --seed K [--device host|cuda] DIR\n"
+    "usage: cudal1 suite export TASK --shapes test|small|large --seed K [--device host|cuda]\n"
+    "                           [--variant off_default|offset|wide|extreme] DIR\n"
     "Writes DIR/meta.json and .npy files for TASK (a suite id, a task folder or its task.json) at\n"
     "one shape set: inputs (seed K+1), params (seed K) and the reference's outputs, computed on\n"
-    "the chosen backend (default host).\n";
+    "the chosen backend (default host); --variant draws them under a verification variant\n"
+    "(docs/verify-variants.md).\n";
 
 static int cmp_str(const void *a, const void *b) {
   /* natural order: level1/2_x before level1/10_y */
@@ -141,6 +145,7 @@ static int export_cmd(int argc, char **argv) {
   const char *id = NULL, *dir = NULL;
   int set = -1;
   long long seed = -1;
+  int variant = CL1_VARIANT_NONE;
   cl1_backend b = CL1_BACKEND_HOST;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -156,6 +161,13 @@ static int export_cmd(int argc, char **argv) {
       else if (!strcmp(next, "host")) b = CL1_BACKEND_HOST;
       else { fprintf(stderr, "cudal1 suite export: --device: expected host or cuda\n"); return 2; }
       i++;
+    } else if (!strcmp(a, "--variant")) {
+      if (!next) { fprintf(stderr, "cudal1 suite export: --variant needs a value\n"); return 2; }
+      if ((variant = cl1_variant_parse(next)) < 0) {
+        fprintf(stderr, "cudal1 suite export: --variant: expected none, off_default, offset, wide or extreme\n");
+        return 2;
+      }
+      i++;
     } else if (a[0] == '-') return cl1_cli_unknown("suite export", a);
     else if (!id) id = a;
     else if (!dir) dir = a;
@@ -170,11 +182,12 @@ static int export_cmd(int argc, char **argv) {
   if (cl1_cli_task("suite export", id, &ref)) return 2;
   cl1_err err = {{0}};
   int rc = 0;
-  if (cl1_export_instance(ref.dir, set, (uint64_t)seed, b, dir, &err)) {
+  if (cl1_export_instance(ref.dir, set, (uint64_t)seed, variant, b, dir, &err)) {
     fprintf(stderr, "cudal1 suite export: %s\n", err.msg);
     rc = strstr(err.msg, "no CUDA GPU") ? 3 : 2;
   } else {
-    printf("exported %s (%s shapes, seed %lld) to %s\n", ref.task->id, cl1_shapes_name(set), seed, dir);
+    printf("exported %s (%s shapes, seed %lld%s%s) to %s\n", ref.task->id, cl1_shapes_name(set), seed,
+           variant ? ", variant " : "", variant ? cl1_variant_name((cl1_variant)variant) : "", dir);
   }
   cl1_task_ref_release(&ref);
   return rc;

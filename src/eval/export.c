@@ -47,8 +47,8 @@ static int save(cl1_dev *d, const char *dir, const char *sub, int idx, const cl1
   return 0;
 }
 
-int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend b, const char *dir,
-                        cl1_err *err) {
+int cl1_export_instance(const char *task_id, int set, uint64_t seed, int variant, cl1_backend b,
+                        const char *dir, cl1_err *err) {
   char tdir[4096];
   if (cl1_task_find(cl1_suite_root(), task_id, tdir, sizeof tdir, err)) return -1;
   cl1_task *t = NULL;
@@ -60,6 +60,11 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
   bool dev_open = false;
   void *lib = NULL;
   if (cl1_task_instance(t, set, &in, err)) goto out;
+  if (variant != CL1_VARIANT_NONE && !cl1_inst_variant(&in, (cl1_variant)variant, &in)) {
+    cl1_err_set(err, "%s: variant '%s' does not apply at shapes '%s' (it changes no tensor)", t->id,
+                cl1_variant_name((cl1_variant)variant), cl1_shapes_name(set));
+    goto out;
+  }
   if (mkdir(dir, 0755) && errno != EEXIST) { cl1_err_set(err, "%s: %s", dir, strerror(errno)); goto out; }
   char ref[4200];
   snprintf(ref, sizeof ref, "%s", t->reference);
@@ -107,6 +112,8 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, cl1_backend
   snprintf(sb, sizeof sb, "%llu", (unsigned long long)seed);
   cJSON_AddStringToObject(meta, "seed", sb);
   cJSON_AddStringToObject(meta, "seeds_rule", "params use seed, inputs seed + 1");
+  cJSON_AddStringToObject(meta, "variant", cl1_variant_name((cl1_variant)variant));
+  if (t->variant_optout[variant]) cJSON_AddStringToObject(meta, "variant_optout", t->variant_optout[variant]);
   cJSON_AddStringToObject(meta, "backend", cl1_backend_name(b));
   cJSON_AddNumberToObject(meta, "atol", in.atol);
   cJSON_AddNumberToObject(meta, "rtol", in.rtol);

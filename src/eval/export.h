@@ -7,7 +7,9 @@
 #include "backend.h"
 #include "../base/err.h"
 
-/* Seeds: params use `seed`, inputs `seed + 1` (documented in meta.json). */
-int cl1_export_instance(const char *task, int set, uint64_t seed, cl1_backend b, const char *dir,
-                        cl1_err *err);
+/* Seeds: params use `seed`, inputs `seed + 1` (documented in meta.json). `variant` is a
+ * cl1_variant (task.h): the instance's tensors under that verification variant, opted out or
+ * not (meta.json records both); an error when the variant changes none of them. */
+int cl1_export_instance(const char *task, int set, uint64_t seed, int variant, cl1_backend b,
+                        const char *dir, cl1_err *err);
 #endif

@@ -1,6 +1,7 @@
-/* gen.c — input/param generation on the host: each element is cl1_rng_sample(seed, tensor id,
- * index) rounded to the tensor's dtype (for the row-softmax dists, the softmax over its row of
- * the last dim of those samples, in double). Half and bfloat16 rounding is done here in integer bit
+/* gen.c — input/param generation on the host: each element is cl1_gen_value (gen_cuda.h: the
+ * sample cl1_rng_sample(seed, tensor id, index), with the extreme variant's per-element rule)
+ * rounded to the tensor's dtype (for the row-softmax dists, the softmax over its row of the last
+ * dim of the samples, in double). Half and bfloat16 rounding is done here in integer bit
  * code (round-to-nearest-even) so the host gets exactly what gen_cuda.cu's intrinsics give. */
 #include <assert.h>
 #include <math.h>
@@ -85,14 +86,14 @@ static double softmax_value(int d, double a, double b, uint64_t seed, uint32_t t
 void cl1_gen_host(const cl1_tinst *t, void *dst, uint64_t seed, uint32_t tid) {
   int64_t n = t->numel;
   int d = t->dist;
-  double a = t->a, b = t->b;
+  double a = t->a, b = t->b, xp = t->extreme_p, xs = t->extreme_scale, xc = t->extreme_center;
   /* rows of the last dim (a 0-dim tensor is one row of one) for the row-softmax dists */
   int64_t cols = t->ndim > 0 ? t->shape[t->ndim - 1] : 1;
   double rmax = 0, rsum = 1;
 #define CL1_GEN_LOOP(T, CONV)                                                                 \
   for (int64_t i = 0; i < n; i++) {                                                           \
     if (!cl1_rng_row_softmax(d)) {                                                            \
-      ((T *)dst)[i] = CONV(cl1_rng_sample(d, a, b, seed, tid, (uint64_t)i));                  \
+      ((T *)dst)[i] = CONV(cl1_gen_value(d, a, b, xp, xs, xc, seed, tid, (uint64_t)i));       \
       continue;                                                                               \
     }                                                                                         \
     if (i % cols == 0) row_stats(d, a, b, seed, tid, i, cols, &rmax, &rsum);                  \

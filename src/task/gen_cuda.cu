@@ -1,5 +1,5 @@
 /* gen_cuda.cu — the GPU side of input/param generation: one grid-stride kernel per dtype that
- * evaluates cl1_rng_sample per element exactly as cl1_gen_host does, then rounds with the CUDA
+ * evaluates cl1_gen_value (gen_cuda.h) per element exactly as cl1_gen_host does, then rounds with the CUDA
  * round-to-nearest-even intrinsics, which match gen.c's bit code; the row-softmax dists get a
  * block-per-row kernel per dtype. */
 #include <cuda_bf16.h>
@@ -22,10 +22,11 @@ __device__ __forceinline__ void gen_store(void *dst, int64_t i, double v) {
 
 template <int D>
 __device__ __forceinline__ void gen_body(void *dst, int64_t n, int dist, double a, double b,
-                                         uint64_t seed, uint32_t tid) {
+                                         double xp, double xs, double xc, uint64_t seed,
+                                         uint32_t tid) {
   int64_t step = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-    gen_store<D>(dst, i, cl1_rng_sample(dist, a, b, seed, tid, (uint64_t)i));
+    gen_store<D>(dst, i, cl1_gen_value(dist, a, b, xp, xs, xc, seed, tid, (uint64_t)i));
 }
 
 /* Block-wide reduction of one double per thread (max or sum); blockDim.x is a multiple of 32
@@ -82,8 +83,9 @@ __device__ __forceinline__ void gen_softmax_body(void *dst, int64_t rows, int64_
  * statics (__cxa_guard_*), and the C binaries that link libcudal1.a bring no libstdc++. */
 #define CL1_GEN_KERNEL(D)                                                                     \
   __global__ void gen_kernel_##D(void *dst, int64_t n, int dist, double a, double b,          \
-                                 uint64_t seed, uint32_t tid) {                               \
-    gen_body<D>(dst, n, dist, a, b, seed, tid);                                               \
+                                 double xp, double xs, double xc, uint64_t seed,              \
+                                 uint32_t tid) {                                              \
+    gen_body<D>(dst, n, dist, a, b, xp, xs, xc, seed, tid);                                   \
   }                                                                                           \
   __global__ void gen_softmax_kernel_##D(void *dst, int64_t rows, int64_t cols, int dist,     \
                                          double a, double b, uint64_t seed, uint32_t tid) {   \
@@ -133,7 +135,9 @@ extern "C" int cl1_gen_cuda(const cl1_tinst *t, void *dst_device, uint64_t seed,
   }
   switch (t->dtype) {
 #define CL1_GEN_CASE(D)                                                                       \
-  case D: gen_kernel_##D<<<grid, block, 0, st>>>(dst_device, n, t->dist, t->a, t->b, seed, tid); \
+  case D:                                                                                     \
+    gen_kernel_##D<<<grid, block, 0, st>>>(dst_device, n, t->dist, t->a, t->b, t->extreme_p,   \
+                                           t->extreme_scale, t->extreme_center, seed, tid);    \
     break;
     CL1_GEN_CASE(CL1_F32)
     CL1_GEN_CASE(CL1_F16)

@@ -1,6 +1,6 @@
 /* gen_cuda.h — input/param generation on the GPU (gen_cuda.cu), equal element for element to
- * cl1_gen_host (gen.c). The integer conversions live here, compiled into both sides, so a sample
- * becomes the same i32/i64/u8/bool value on the host and on the device. */
+ * cl1_gen_host (gen.c). The integer conversions and the per-element value live here, compiled into
+ * both sides, so a sample becomes the same i32/i64/u8/bool value on the host and on the device. */
 #ifndef CL1_GEN_CUDA_H
 #define CL1_GEN_CUDA_H
 #include <stdint.h>
@@ -27,6 +27,18 @@ CL1_HD uint8_t cl1_gen_to_u8(double v) {
   return (uint8_t)v;
 }
 CL1_HD uint8_t cl1_gen_to_bool(double v) { return v != 0.0; }
+
+/* Element i of a non-softmax tensor before rounding: the dist's sample, and where xp > 0 (the
+ * extreme verification variant) the elements whose otherwise unused fourth word falls below xp
+ * moved away from xcenter by the factor xscale. xscale is a power of two (task.c's variants),
+ * so the product is exact and a fused multiply-add gives what a multiply then an add gives. */
+CL1_HD double cl1_gen_value(int dist, double a, double b, double xp, double xscale,
+                            double xcenter, uint64_t seed, uint32_t tid, uint64_t i) {
+  cl1_philox_out w = cl1_rng_words(seed, tid, i);
+  double v = cl1_rng_sample_words(dist, a, b, w);
+  if (xp > 0.0 && cl1_rng_u01(w.v[3]) < xp) v = xcenter + (v - xcenter) * xscale;
+  return v;
+}
 
 #ifdef __cplusplus
 extern "C" {

@@ -525,6 +525,45 @@ static int parse_tolerance(lctx *c, const cJSON *root, const char *key, double *
   return 0;
 }
 
+/* "verify_variants": {"offset": "why not", ...}: the verification variants (variant.c) the task
+ * opts out of, each with its reason. Which variants apply is checked once every set resolves. */
+static int parse_variants(lctx *c, cl1_task *t, const cJSON *root) {
+  const cJSON *vv = cJSON_GetObjectItemCaseSensitive(root, "verify_variants");
+  char f[256];
+  if (!vv) return 0;
+  if (!cJSON_IsObject(vv))
+    return lfail(c, "verify_variants", "must be an object (got %s)", jtype(vv));
+  static const char *const names[] = {"off_default", "offset", "wide", "extreme", NULL};
+  if (check_keys(c, vv, "verify_variants", names)) return -1;
+  for (const cJSON *k = vv->child; k; k = k->next) {
+    fld(f, sizeof f, "verify_variants", k->string);
+    int v = cl1_variant_parse(k->string);
+    assert(v > CL1_VARIANT_NONE); /* check_keys admitted only the names above */
+    if (!cJSON_IsString(k))
+      return lfail(c, f, "must be a string giving the reason for opting out (got %s)", jtype(k));
+    const char *r = k->valuestring;
+    while (isspace((unsigned char)*r)) r++;
+    if (!*r) return lfail(c, f, "the reason for opting out must not be empty");
+    if (dup_str(c, f, k->valuestring, &t->variant_optout[v])) return -1;
+  }
+  return 0;
+}
+
+/* An opt-out names a variant that changes something at some shape set; otherwise it is stale
+ * (the task's inits changed) or a mistake, and would hide nothing. */
+static int check_variants(lctx *c, const cl1_task *t, const bool applies[CL1_VARIANT_N]) {
+  char f[256];
+  for (int v = CL1_VARIANT_NONE + 1; v < CL1_VARIANT_N; v++) {
+    if (!t->variant_optout[v] || applies[v]) continue;
+    fld(f, sizeof f, "verify_variants", cl1_variant_name((cl1_variant)v));
+    return lfail(c, f, "the task has no %s, so the variant does not apply; remove the opt-out",
+                 v == CL1_VARIANT_OFF_DEFAULT
+                     ? "float param with a constant init (ones, zeros, const)"
+                     : "float input drawn from uniform or normal");
+  }
+  return 0;
+}
+
 /* "reference": the C reference's file, relative to the task folder (default "reference.c"); tasks
  * that differ only in data (level3/46 and 47) share one file. */
 static int parse_reference(lctx *c, cl1_task *t, const cJSON *root) {
@@ -553,6 +592,7 @@ static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
                                      "shapes_note", "inputs", "params", "outputs", "attrs",
                                      "tolerance", "tolerance_test", "tolerance_small",
                                      "tolerance_large", "flops", "bytes", "reference",
+                                     "verify_variants",
                                      /* free text, never interpreted: */
                                      "notes", "degenerate", "source", NULL};
   if (!cJSON_IsObject(root)) return lfail(c, "(top level)", "must be an object (got %s)", jtype(root));
@@ -606,17 +646,20 @@ static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
            get_str(c, root, "source", "", false, &source);
   free(source); /* checked for type only; nothing reads it */
   if (rc) return -1;
-  if (parse_reference(c, t, root)) return -1;
+  if (parse_reference(c, t, root) || parse_variants(c, t, root)) return -1;
 
   /* Resolving every set catches dims that evaluate below 1, overflowing sizes, bad fan_in. */
+  bool applies[CL1_VARIANT_N] = {false};
   for (int s = 0; s < CL1_SHAPES_N; s++) {
     cl1_inst *inst = malloc(sizeof *inst);
     if (!inst) return lfail(c, "(top level)", "out of memory");
     rc = cl1_task_instance(t, s, inst, c->err);
+    for (int v = CL1_VARIANT_NONE + 1; !rc && v < CL1_VARIANT_N; v++)
+      applies[v] |= cl1_inst_variant_applies(inst, (cl1_variant)v);
     free(inst);
     if (rc) return -1;
   }
-  return 0;
+  return check_variants(c, t, applies);
 }
 
 int cl1_task_load(const char *path, cl1_task **out, cl1_err *err) {
@@ -692,5 +735,6 @@ void cl1_task_free(cl1_task *t) {
   for (int i = 0; i < t->n_outputs; i++) free_spec(&t->outputs[i]);
   for (int k = 0; k < t->n_attrs; k++) free(t->attr_names[k]), free(t->attr_exprs[k]);
   free(t->flops), free(t->bytes), free(t->notes), free(t->degenerate);
+  for (int v = 0; v < CL1_VARIANT_N; v++) free(t->variant_optout[v]);
   free(t);
 }

@@ -23,6 +23,21 @@ int cl1_dtype_parse(const char *s);            /* accepts "f32" and "float32" fo
 size_t cl1_dtype_size(int dtype);
 const char *cl1_task_group_name(int g);        /* 0: "inputs", 1: "params", 2: "outputs" */
 
+/* Verification variants (docs/verify-variants.md): an instance's tensors drawn off the task's own
+ * distributions, so that a candidate cannot pass by assuming them. Timing uses
+ * CL1_VARIANT_NONE; a variant only ever changes the distribution, never a shape, so the same
+ * buffers, seeds and tensor ids serve every variant. */
+typedef enum {
+  CL1_VARIANT_NONE = 0,    /* the task's distributions */
+  CL1_VARIANT_OFF_DEFAULT, /* params with a constant init (ones, zeros, const c) drawn around it:
+                              c * U[0.25, 1.75), zeros U[-0.75, 0.75); the sign is kept */
+  CL1_VARIANT_OFFSET,      /* float inputs shifted up by 100 times their scale s */
+  CL1_VARIANT_WIDE,        /* float inputs' spread widened 100 times about their centre */
+  CL1_VARIANT_EXTREME,     /* a seeded 1/256 of float input elements moved 1024 times further
+                              from their centre */
+  CL1_VARIANT_N
+} cl1_variant;
+
 /* An init distribution as written: kind + numbers or dim expressions (fan_in). */
 typedef enum {
   CL1_INIT_UNIFORM, CL1_INIT_NORMAL, CL1_INIT_ONES, CL1_INIT_ZEROS, CL1_INIT_CONST,
@@ -74,6 +89,8 @@ typedef struct {
   char *flops, *bytes;            /* optional dim expressions (may be NULL) */
   char *notes;                    /* optional */
   char *degenerate;               /* optional audit note */
+  char *variant_optout[CL1_VARIANT_N]; /* "verify_variants": why the task opts out of a variant,
+                                         by cl1_variant; NULL where it does not */
 } cl1_task;
 
 /* Loads and validates PATH (a task.json or a folder holding one). Errors read
@@ -110,6 +127,9 @@ typedef struct {
   size_t bytes;
   int dist;              /* CL1_DIST_* (base/rng.h) */
   double a, b;           /* resolved distribution parameters */
+  /* The extreme verification variant (cl1_tinst_variant): each element is, with probability
+   * extreme_p, moved away from extreme_center by the factor extreme_scale; 0: no element is. */
+  double extreme_p, extreme_scale, extreme_center;
 } cl1_tinst;
 
 /* A task at one shape set. Owns nothing but its arrays; the task must outlive it. */
@@ -126,6 +146,35 @@ typedef struct cl1_inst {
 } cl1_inst;
 
 int cl1_task_instance(const cl1_task *t, int set, cl1_inst *out, cl1_err *err);
+
+/* For inputs, the scale s is the std of a normal and high - low of a uniform; the centre is a
+ * normal's mean and the point of a uniform's interval nearest 0, so that a uniform's sign is
+ * kept (U[0,1) stays non-negative: WIDE gives U[0, 100)). The input variants apply to float
+ * inputs drawn from uniform or normal only (integer, bool, rademacher, bernoulli and the
+ * row-softmax dists, whose rows are probabilities, never change); OFF_DEFAULT to float params
+ * with a constant init only. */
+#define CL1_VARIANT_OFFSET_SCALES 100.0
+#define CL1_VARIANT_WIDE_FACTOR 100.0
+#define CL1_VARIANT_EXTREME_P (1.0 / 256.0)   /* exact in the generators' 24-bit uniforms */
+#define CL1_VARIANT_EXTREME_SCALE 1024.0      /* a power of two: see cl1_gen_value */
+
+const char *cl1_variant_name(cl1_variant v);  /* "none", "off_default", "offset", "wide", "extreme" */
+int cl1_variant_parse(const char *s);          /* a cl1_variant, or -1 if unknown */
+/* One tensor of group `group` (0 inputs, 1 params; outputs never change) under variant v: *out
+ * is *t with the variant's distribution and the function returns true, or *out is *t unchanged
+ * and it returns false when the variant does not apply to this tensor (and for NONE). */
+bool cl1_tinst_variant(const cl1_tinst *t, int group, cl1_variant v, cl1_tinst *out);
+/* A whole instance under variant v (every input and param through cl1_tinst_variant; outputs,
+ * attrs and tolerance unchanged); true when at least one tensor changed. The task's opt-outs are
+ * not consulted here (the twin checks measure opted-out variants too): cl1_inst_variants says
+ * which to verify with. *out may be `in`. */
+bool cl1_inst_variant(const cl1_inst *in, cl1_variant v, cl1_inst *out);
+/* Whether v changes at least one tensor of the instance (cl1_inst_variant's result, without the
+ * copy); opt-outs are not consulted. */
+bool cl1_inst_variant_applies(const cl1_inst *in, cl1_variant v);
+/* The variants to verify this instance with: those, in enum order, that change at least one of
+ * its tensors and that its task does not opt out of. Writes at most max, returns how many. */
+int cl1_inst_variants(const cl1_inst *in, cl1_variant out[], int max);
 
 /* Dim expressions: integers, dim names, + - * / (floor division) %, parentheses. */
 int cl1_expr_eval(const char *expr, const cl1_task *t, int set, int64_t *out, cl1_err *err);
