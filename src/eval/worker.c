@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -88,6 +89,13 @@ static const char *str(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
+/* A request's verification variant ("variant": its name; absent: the task's distributions). */
+static cl1_variant variant_of(const cJSON *o) {
+  const char *v = str(o, "variant");
+  int k = v ? cl1_variant_parse(v) : CL1_VARIANT_NONE;
+  return k < 0 ? CL1_VARIANT_NONE : (cl1_variant)k;
+}
+
 static uint64_t seed_of(const cJSON *o, const char *k) {
   const char *s = str(o, k); /* seeds travel as decimal strings: doubles lose 64-bit values */
   return s ? strtoull(s, NULL, 10) : 0;
@@ -216,7 +224,7 @@ static void drop_state(worker *w) {
   }
 }
 
-static int fill_slot(worker *w, int s, uint64_t seed, cl1_err *err);
+static int fill_slot(worker *w, int s, uint64_t seed, cl1_variant v, cl1_err *err);
 static void bind_slot(worker *w, int s);
 
 static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
@@ -225,7 +233,9 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   for (int i = 0; i < w->inst.n_params; i++) {
     if (!w->par_buf[i] && w->dev.alloc(&w->dev, w->inst.params[i].bytes, &w->par_buf[i], err))
       return -1;
-    if (w->dev.gen(&w->dev, &w->inst.params[i], w->par_buf[i], seed, cl1_tensor_id_param(i), err))
+    cl1_tinst t;
+    cl1_tinst_variant(&w->inst.params[i], 1, variant_of(m), &t); /* off_default: never timed */
+    if (w->dev.gen(&w->dev, &t, w->par_buf[i], seed, cl1_tensor_id_param(i), err))
       return -1;
     cl1_tensor_of(&w->par_t[i], &w->inst.params[i], w->par_buf[i]);
     if (w->dev.checksum(&w->dev, w->par_buf[i], w->inst.params[i].bytes, &w->par_sum[i], err))
@@ -246,7 +256,7 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
      runs its own cl1_setup, instead of on the critical path of the first check. */
   if (!w->is_cand && !w->primed && rc == 0) {
     w->primed = true;
-    if (fill_slot(w, 0, seed ^ 0x5DEECE66DULL, err)) return -1;
+    if (fill_slot(w, 0, seed ^ 0x5DEECE66DULL, CL1_VARIANT_NONE, err)) return -1;
     bind_slot(w, 0);
     int prc = w->forward(&w->call);
     if (w->dev.sync(&w->dev, err)) return cl1_err_wrap(err, "priming the reference");
@@ -257,11 +267,13 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
 }
 
 /* Generates the inputs of slot s from seed (allocating the slot on first use). */
-static int fill_slot(worker *w, int s, uint64_t seed, cl1_err *err) {
+static int fill_slot(worker *w, int s, uint64_t seed, cl1_variant v, cl1_err *err) {
   for (int i = 0; i < w->inst.n_inputs; i++) {
     if (!w->in_buf[s][i] && w->dev.alloc(&w->dev, w->inst.inputs[i].bytes, &w->in_buf[s][i], err))
       return -1;
-    if (w->dev.gen(&w->dev, &w->inst.inputs[i], w->in_buf[s][i], seed, cl1_tensor_id_input(i), err))
+    cl1_tinst t;
+    cl1_tinst_variant(&w->inst.inputs[i], 0, v, &t);
+    if (w->dev.gen(&w->dev, &t, w->in_buf[s][i], seed, cl1_tensor_id_input(i), err))
       return -1;
   }
   return w->dev.sync(&w->dev, err);
@@ -322,13 +334,30 @@ static int timed_call(worker *w, int s, bool poisoned, bool empty, cJSON *out, c
   return 0;
 }
 
+/* What the worker knew before a call — which verification variant drew the inputs, which request
+ * it answers — must not be left where the candidate's code, running next on the same stack and
+ * heap, can read it (classes 11 and 16: a candidate that knew would run its careful path on
+ * exactly the variant checks). Freed request texts and cJSON nodes are zeroed (scrub_free), and
+ * the stack below the caller is zeroed before the call. */
+static __attribute__((noinline)) void scrub_stack(void) {
+  unsigned char pad[16384];
+  explicit_bzero(pad, sizeof pad);
+}
+
+static void scrub_free(void *p) {
+  if (!p) return;
+  explicit_bzero(p, malloc_usable_size(p));
+  free(p);
+}
+
 /* A verified call: fresh inputs from seed in slot s, checksums around the call, outputs to shm. */
 static int do_run(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   int s = (int)num(m, "slot", 0), region = (int)num(m, "region", 0);
   if (s < 0 || s >= CL1_WORKER_SLOTS) return cl1_err_set(err, "run: bad slot %d", s);
-  if (fill_slot(w, s, seed_of(m, "seed"), err)) return -1;
+  if (fill_slot(w, s, seed_of(m, "seed"), variant_of(m), err)) return -1;
   uint64_t before[CL1_TASK_MAX_TENSORS], after[CL1_TASK_MAX_TENSORS];
   if (sums(w, s, before, err)) return -1;
+  scrub_stack();
   if (timed_call(w, s, false, false, out, err)) return -1;
   if (sums(w, s, after, err)) return -1;
   cJSON *mut = cJSON_AddArrayToObject(out, "mutated");
@@ -360,7 +389,7 @@ static int do_time_prep(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
     const cJSON *sv = cJSON_GetArrayItem(seeds, k);
     uint64_t seed = cJSON_IsString(sv) ? strtoull(sv->valuestring, NULL, 10) : 0;
     int s = CL1_WORKER_TIME_SLOT + k;
-    if (fill_slot(w, s, seed, err)) return -1;
+    if (fill_slot(w, s, seed, CL1_VARIANT_NONE, err)) return -1;
     if (w->use_graph) {
       if (!w->dev.graph_begin) return cl1_err_set(err, "--graph needs the cuda backend");
       bind_slot(w, s);
@@ -431,7 +460,8 @@ static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS || !w->in_buf[s][0])
     if (w->inst.n_inputs > 0) return cl1_err_set(err, "trial: set %d not prepared", k);
   /* fresh values for this trial (the judge sends both sides the same seed) */
-  if (cJSON_GetObjectItemCaseSensitive(m, "seed") && fill_slot(w, s, seed_of(m, "seed"), err))
+  if (cJSON_GetObjectItemCaseSensitive(m, "seed") &&
+      fill_slot(w, s, seed_of(m, "seed"), CL1_VARIANT_NONE, err))
     return -1;
   const cJSON *hold = cJSON_GetObjectItemCaseSensitive(m, "hold");
   w->dev.hold_us = cJSON_IsFalse(hold) ? 0 : w->hold_cfg_us;
@@ -454,6 +484,8 @@ int cl1_worker_main(void) {
   worker *w = calloc(1, sizeof *w);
   if (!w) return 3;
   signal(SIGPIPE, SIG_IGN);
+  cJSON_Hooks hooks = {.malloc_fn = malloc, .free_fn = scrub_free};
+  cJSON_InitHooks(&hooks);
   for (;;) {
     uint32_t type;
     char *js;
@@ -463,7 +495,7 @@ int cl1_worker_main(void) {
     int rc = cl1_proto_recv(CL1_WORKER_FD_IN, -1, &type, &js, &err);
     if (rc) return 0; /* the judge went away */
     cJSON *m = cJSON_Parse(js);
-    free(js);
+    scrub_free(js);
     if (!m) { fail("unparseable request", true); continue; }
     cJSON *out = cJSON_CreateObject();
     int r = 0;

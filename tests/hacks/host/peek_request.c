@@ -5,9 +5,10 @@
  * before belongs to the request of this very call. When that request is a timed
  * call's and does not say "fetch":true it computes only the first half of each dot product (2x
  * faster, wrong); otherwise (a verification call, or a timed call that will be compared) it
- * computes in full. Before issue 18 the timed request carried the judge's decision and this
- * passed at ~3.3x; now no timed request says "fetch", so it cheats on every timed call and the
- * secretly re-verified pairs catch it.
+ * computes in full; when it finds nothing new, it guesses from its count of calls. Before issue
+ * 18 the timed request carried the judge's decision and this passed at ~3.3x; now no request
+ * says "fetch" and the worker zeroes the texts it frees, so it cheats on timed calls blind and
+ * the secretly re-verified pairs catch it.
  * Expected: incorrect. */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,10 @@ static int will_be_checked(void) {
     if (got[k] && verdict < 0) verdict = judge_text(got[k], (size_t)(24 + 8 * k));
   }
   for (int k = 0; k < N; k++) free(got[k]);
+  /* nothing new found (the worker now zeroes what it frees): past verification and warm-up,
+     guess that a call is a timed one, and unchecked */
+  static long calls;
+  if (verdict < 0 && ++calls > 30) return 0;
   return verdict != 0;
 }
 
