@@ -66,11 +66,12 @@ static void paired_ratios(cl1_pass *p, const double *ref, const double *cand, cl
  * share of the median that the timer cannot resolve. Kernels >= 50 us are unaffected. */
 #define CL1_TIMER_RES_MS 0.0005
 
-/* How far the candidate's calibrated round-trip excess may pass the reference's before its
- * reported time is called cut (CUDA): 20 us + 3% of its median, under the 60 us the red team
- * shaved off a 0.35 ms call. */
-#define CL1_TIMER_MARGIN_MS 0.02
-#define CL1_TIMER_MARGIN_REL 0.03
+/* How far the candidate's calibrated shortfall may pass the reference's before its time is
+ * called cut (CUDA): 30 us + 5% of its median (47 us at 0.35 ms, under the 60 us the red team
+ * shaved off such a call). On the H200 honest candidates' calibrated differences ran from -26 to
+ * +18 us (bench/results/h200/issue18-shakedown.log); 20 us + 3% was too close to that. */
+#define CL1_TIMER_MARGIN_MS 0.03
+#define CL1_TIMER_MARGIN_REL 0.05
 
 static bool ci_tight(const cl1_stats *s, double target) {
   double width = s->ci_rel * s->median;
