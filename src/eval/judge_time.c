@@ -143,9 +143,12 @@ static double charged_short(double *g, const double *jr, const double *used, int
  * worker whose timing state was rewritten — an event re-recorded part-way, a start time moved
  * (issue 18's red team shaved 60 us off a 0.35 ms call under the old, uncalibrated bound of
  * 0.1 ms + 10%; tests/hacks/cuda/timer_rerecord.cu halves it) — is charged short by the cut.
- * The reference is the control; the candidate's median is raised by the difference. The host
- * backend (CI, development) keeps wide margins: with three processes on a loaded 2-core machine
- * honest medians ran 1.7 ms apart, and the host time of the call bounds its trials there. */
+ * The reference is the control; the candidate's median is raised by the difference. On the host
+ * backend (CI, development) the figures are reported but never acted on: there the host time of
+ * the call, taken outside anything the candidate can reach before it runs, already bounds every
+ * trial (tests/hacks/host/timer_fnptr.c), while a loaded 2-core machine put honest candidates
+ * more than 5 ms + their median apart (two false timer_mismatch flags in one make test beside
+ * two CPU burners). */
 static void clock_check(cl1_pass *p, cl1_eval_result *r) {
   const cl1_eval_opts *o = p->o;
   if (!p->n_cal || !p->n_cand || !p->n_ref) return;
@@ -155,9 +158,8 @@ static void clock_check(cl1_pass *p, cl1_eval_result *r) {
   double c_cal = cl1_median(p->cand_cal, p->n_cal), r_cal = cl1_median(p->ref_cal, p->n_cal);
   r->cand_excess_ms = charged_short(p->scratch, p->cand_jr, p->cand_ms, p->n_cand, c_cal);
   r->ref_excess_ms = charged_short(p->scratch, p->ref_jr, p->ref_ms, p->n_ref, r_cal);
-  bool cuda = o->backend == CL1_BACKEND_CUDA;
-  double margin = cuda ? CL1_TIMER_MARGIN_MS + CL1_TIMER_MARGIN_REL * r->cand.median
-                       : 5.0 + r->cand.median;
+  if (o->backend != CL1_BACKEND_CUDA) return;
+  double margin = CL1_TIMER_MARGIN_MS + CL1_TIMER_MARGIN_REL * r->cand.median;
   double cut = r->cand_excess_ms - r->ref_excess_ms;
   if (cut > margin) {
     cl1_judge_flag(r, "timer_mismatch");
