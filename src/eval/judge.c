@@ -397,6 +397,12 @@ static int verify_variants(cl1_pass *p, cl1_eval_result *r, bool params) {
   int nv = cl1_inst_variants(p->inst, vs, CL1_VARIANT_N);
   for (int k = 0; k < nv; k++) {
     if ((vs[k] == CL1_VARIANT_OFF_DEFAULT) != params) continue;
+    /* not `wide` yet: inputs 100 times wider make honest reductions cancel, and the task's fixed
+       atol does not scale with them (H200: three honest kernels of the legit corpus — a column
+       sum, a warp-scan cumsum, a split-K SGEMM — were off by up to 2e-2 relative there,
+       bench/results/h200/issue18-variants.json); it comes back with a tolerance scaled by the
+       outputs' own magnitude */
+    if (vs[k] == CL1_VARIANT_WIDE) continue;
     char what[160];
     snprintf(what, sizeof what, "check %d (%s %s)", r->checks + 1,
              params ? "params" : "inputs", cl1_variant_name(vs[k]));
