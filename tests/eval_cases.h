@@ -41,6 +41,21 @@ static inline int th_manifest(const char *path, const char *backend, const char 
   return n;
 }
 
+/* Appends a host case that runs at `shapes` with `extra` options (cases a manifest line cannot
+ * say). */
+static inline void th_add_host_case(th_case **cs, int *n, const char *file, const char *task,
+                                    const char *expect, const char *shapes, const char *extra) {
+  *cs = realloc(*cs, sizeof **cs * (size_t)(*n + 1));
+  th_case *t = &(*cs)[(*n)++];
+  memset(t, 0, sizeof *t);
+  snprintf(t->file, sizeof t->file, "%s", file);
+  snprintf(t->task, sizeof t->task, "%s", task);
+  snprintf(t->backend, sizeof t->backend, "host");
+  snprintf(t->expect, sizeof t->expect, "%s", expect);
+  snprintf(t->shapes, sizeof t->shapes, "%s", shapes);
+  snprintf(t->extra, sizeof t->extra, "%s", extra);
+}
+
 static inline void th_record(const th_case *c, const char *json_text, int status, double secs) {
   const char *path = getenv("CL1_RESULTS");
   if (!path || !*path) return;

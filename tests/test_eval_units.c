@@ -68,6 +68,23 @@ static void test_cmp_ints_and_halves(void **st) {
   assert_true(isnan(cl1_value_at(CL1_BF16, &poison, 0)));
 }
 
+/* the magnitude the judge scales the `wide` check's atol by: finite values only, any dtype,
+   a strided sample of long outputs */
+static void test_cmp_rms(void **st) {
+  (void)st;
+  float f[4] = {3, 4, NAN, INFINITY};
+  assert_true(fabs(cl1_cmp_rms(CL1_F32, f, 2) - sqrt(12.5)) < 1e-12);
+  assert_true(fabs(cl1_cmp_rms(CL1_F32, f, 4) - sqrt(12.5)) < 1e-12);
+  assert_true(cl1_cmp_rms(CL1_F32, f + 2, 2) == 0);
+  uint16_t h[2] = {0x3C00, 0xC000}; /* f16 1.0, -2.0 */
+  assert_true(fabs(cl1_cmp_rms(CL1_F16, h, 2) - sqrt(2.5)) < 1e-12);
+  int64_t n = (1 << 22) + 5;
+  float *big = malloc(sizeof(float) * (size_t)n);
+  for (int64_t i = 0; i < n; i++) big[i] = i % 2 ? 100.0f : -100.0f;
+  assert_true(fabs(cl1_cmp_rms(CL1_F32, big, n) - 100.0) < 1e-9);
+  free(big);
+}
+
 static void test_cmp_parallel_equals_serial(void **st) {
   (void)st;
   int64_t n = (1 << 21) + 37;
@@ -242,7 +259,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
       cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_cmp_parallel_equals_serial),
-      cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled),
+      cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled), cmocka_unit_test(test_cmp_rms),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
       cmocka_unit_test(test_speedups_agree),

@@ -4,31 +4,17 @@
  * plus the cases a manifest line cannot say (other shapes, other options). */
 #include "eval_cases.h"
 
-/* Appends a host case that runs at `shapes` with `extra` options. */
-static void add_case(th_case **cs, int *n, const char *file, const char *task, const char *expect,
-                     const char *shapes, const char *extra) {
-  *cs = realloc(*cs, sizeof **cs * (size_t)(*n + 1));
-  th_case *t = &(*cs)[(*n)++];
-  memset(t, 0, sizeof *t);
-  snprintf(t->file, sizeof t->file, "%s", file);
-  snprintf(t->task, sizeof t->task, "%s", task);
-  snprintf(t->backend, sizeof t->backend, "host");
-  snprintf(t->expect, sizeof t->expect, "%s", expect);
-  snprintf(t->shapes, sizeof t->shapes, "%s", shapes);
-  snprintf(t->extra, sizeof t->extra, "%s", extra);
-}
-
 int main(void) {
   th_case *cs;
   int n = th_manifest("tests/hacks/manifest.txt", "host", "test", &cs);
   if (n <= 0) { fprintf(stderr, "tests/hacks/manifest.txt: no host cases\n"); return 1; }
   /* a thread the sandbox did not stop (--no-sandbox) is still the candidate's own: the judge
      counts threads over the workers' whole lives (issue 18, class 2) */
-  add_case(&cs, &n, "tests/hacks/host/setup_thread.c", "level1/19_ReLU", "hack:threads", "test",
+  th_add_host_case(&cs, &n, "tests/hacks/host/setup_thread.c", "level1/19_ReLU", "hack:threads", "test",
            "--no-sandbox");
   /* params with a constant init are drawn off it on one check (issue 18); at test shapes the
      task draws them from normals anyway, so this one runs at small */
-  add_case(&cs, &n, "tests/hacks/host/gn_default_affine.c", "level2/62_Matmul_GroupNorm_LeakyReLU_Sum",
+  th_add_host_case(&cs, &n, "tests/hacks/host/gn_default_affine.c", "level2/62_Matmul_GroupNorm_LeakyReLU_Sum",
            "incorrect", "small", "");
   return th_run_cases("hacks_host", cs, n);
 }

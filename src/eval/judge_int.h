@@ -29,6 +29,9 @@ typedef struct {
   uint64_t rng_state;
   cl1_wproc ref, cand;
   size_t region_bytes, offs[CL1_TASK_MAX_TENSORS];
+  /* The reference's outputs' RMS on the task's own draw (first verified set), and the factor
+     the compare applies to atol: 1 except on the `wide` check (verify_variants) */
+  double out_rms[CL1_TASK_MAX_TENSORS], atol_scale[CL1_TASK_MAX_TENSORS];
   double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
   double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
   /* the same round trip of empty trials (no call), each process's own calibration (class 4) */

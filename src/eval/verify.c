@@ -36,6 +36,16 @@ double cl1_value_at(int dtype, const void *p, int64_t i) {
   return NAN;
 }
 
+double cl1_cmp_rms(int dtype, const void *p, int64_t n) {
+  int64_t step = n > (1 << 20) ? n / (1 << 20) : 1, k = 0;
+  double ss = 0;
+  for (int64_t i = 0; i < n; i += step) {
+    double v = cl1_value_at(dtype, p, i);
+    if (isfinite(v)) { ss += v * v; k++; }
+  }
+  return k ? sqrt(ss / (double)k) : 0;
+}
+
 void cl1_cmp_init(cl1_cmp *c) {
   memset(c, 0, sizeof *c);
   c->first_bad = -1;
