@@ -261,6 +261,8 @@ int main(int argc, char **argv) {
          own empty trials, whose difference is held against the timer_mismatch margin */
       cJSON_AddNumberToObject(run, "judge_excess_ref_ms", num_or(field(tm, "judge_excess_ref_ms", NULL), 0));
       cJSON_AddNumberToObject(run, "judge_excess_cand_ms", num_or(field(tm, "judge_excess_cand_ms", NULL), 0));
+      cJSON_AddNumberToObject(run, "clock_cut_ms", num_or(field(tm, "clock_cut_ms", NULL), 0));
+      cJSON_AddNumberToObject(run, "measurements", num_or(field(tm, "measurements", NULL), 1));
       cJSON_AddNumberToObject(run, "checks", num_or(field(j, "correctness", "checks"), 0));
       cJSON_AddNumberToObject(run, "max_abs", num_or(field(j, "correctness", "max_abs"), 0));
       cJSON_AddNumberToObject(run, "max_rel", num_or(field(j, "correctness", "max_rel"), 0));

@@ -68,21 +68,40 @@ static void test_cmp_ints_and_halves(void **st) {
   assert_true(isnan(cl1_value_at(CL1_BF16, &poison, 0)));
 }
 
-/* the magnitude the judge scales the `wide` check's atol by: finite values only, any dtype,
-   a strided sample of long outputs */
-static void test_cmp_rms(void **st) {
+/* the magnitude the judge scales the `wide` and `extreme` checks' atol by: finite values only,
+   any dtype, a strided sample of long outputs */
+static void test_cmp_magnitude(void **st) {
   (void)st;
-  float f[4] = {3, 4, NAN, INFINITY};
-  assert_true(fabs(cl1_cmp_rms(CL1_F32, f, 2) - sqrt(12.5)) < 1e-12);
-  assert_true(fabs(cl1_cmp_rms(CL1_F32, f, 4) - sqrt(12.5)) < 1e-12);
-  assert_true(cl1_cmp_rms(CL1_F32, f + 2, 2) == 0);
+  float f[4] = {3, -4, NAN, INFINITY};
+  cl1_magnitude m = cl1_cmp_magnitude(CL1_F32, f, 2);
+  assert_true(fabs(m.rms - sqrt(12.5)) < 1e-12 && m.max_abs == 4);
+  m = cl1_cmp_magnitude(CL1_F32, f, 4);
+  assert_true(fabs(m.rms - sqrt(12.5)) < 1e-12 && m.max_abs == 4);
+  m = cl1_cmp_magnitude(CL1_F32, f + 2, 2);
+  assert_true(m.rms == 0 && m.max_abs == 0);
   uint16_t h[2] = {0x3C00, 0xC000}; /* f16 1.0, -2.0 */
-  assert_true(fabs(cl1_cmp_rms(CL1_F16, h, 2) - sqrt(2.5)) < 1e-12);
+  m = cl1_cmp_magnitude(CL1_F16, h, 2);
+  assert_true(fabs(m.rms - sqrt(2.5)) < 1e-12 && m.max_abs == 2);
   int64_t n = (1 << 22) + 5;
   float *big = malloc(sizeof(float) * (size_t)n);
   for (int64_t i = 0; i < n; i++) big[i] = i % 2 ? 100.0f : -100.0f;
-  assert_true(fabs(cl1_cmp_rms(CL1_F32, big, n) - 100.0) < 1e-9);
+  m = cl1_cmp_magnitude(CL1_F32, big, n);
+  assert_true(fabs(m.rms - 100.0) < 1e-9 && m.max_abs == 100);
   free(big);
+}
+
+/* class 4: a clock cut counts only when every pass showed one (an honest H200 GEMV was once
+   33+ us off its own calibration in one process), and then the smallest */
+static void test_clock_confirm(void **st) {
+  (void)st;
+  double cuts[3] = {0.2, 0.15, 0.18};
+  bool all[3] = {true, true, true}, once[3] = {true, false, false}, later[3] = {true, true, false};
+  assert_true(cl1_clock_confirm(cuts, all, 3) == 0.15);
+  assert_true(cl1_clock_confirm(cuts, once, 3) == 0);
+  assert_true(cl1_clock_confirm(cuts, later, 3) == 0);
+  assert_true(cl1_clock_confirm(cuts, once, 1) == 0.2); /* no re-measurement to ask */
+  bool none[1] = {false};
+  assert_true(cl1_clock_confirm(cuts, none, 1) == 0);
 }
 
 static void test_cmp_parallel_equals_serial(void **st) {
@@ -259,7 +278,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
       cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_cmp_parallel_equals_serial),
-      cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled), cmocka_unit_test(test_cmp_rms),
+      cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled), cmocka_unit_test(test_cmp_magnitude), cmocka_unit_test(test_clock_confirm),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_reward),
       cmocka_unit_test(test_speedups_agree),

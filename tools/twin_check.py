@@ -102,21 +102,25 @@ def export(args, tid, task, out, variant=None):
     return True, ""
 
 
-def rms(a):
-    """The judge's magnitude (src/eval/verify.c, cl1_cmp_rms): RMS of the finite values of at
-    most 2^20 evenly strided elements."""
+def magnitude(a):
+    """The judge's magnitude (src/eval/verify.c, cl1_cmp_magnitude): RMS and largest absolute
+    value of the finite values of at most 2^20 evenly strided elements."""
     a = a.reshape(-1).astype(np.float64)
     step = a.size // (1 << 20) if a.size > (1 << 20) else 1
     a = a[::step]
     a = a[np.isfinite(a)]
-    return float(np.sqrt(np.mean(a * a))) if a.size else 0.0
+    return (float(np.sqrt(np.mean(a * a))), float(np.abs(a).max())) if a.size else (0.0, 0.0)
 
 
-def wide_scale(own, wide):
-    """How much the judge widens atol on the `wide` check: the outputs' RMS there over their RMS
-    on the task's own draw, never below 1."""
-    o, w = rms(own), rms(wide)
-    return w / o if o > 0 and w > o else 1.0
+def atol_scale(own, var):
+    """How much the judge widens atol on the `wide` and `extreme` checks (src/eval/judge.c,
+    scaled_tolerance): the outputs' growth over the task's own draw, by RMS or by largest value,
+    whichever grew more, never below 1."""
+    k = 1.0
+    for o, w in zip(magnitude(own), magnitude(var)):
+        if o > 0 and w / o > k:
+            k = w / o
+    return k
 
 
 def check_one(args, tid, torch):
@@ -140,7 +144,7 @@ def check_one(args, tid, torch):
 
         inputs, params, outputs = arrays("inputs"), arrays("params"), arrays("outputs")
         atols = [atol] * len(outputs)
-        if args.variant == "wide":  # the judge's atol there (src/eval/judge.c, wide_tolerance)
+        if args.variant in ("wide", "extreme"):  # the judge's atol there (scaled_tolerance)
             base = out + ".own"
             ok, msg = export(args, tid, task, base, "none")
             if not ok:
@@ -148,7 +152,7 @@ def check_one(args, tid, torch):
             with open(os.path.join(base, "meta.json")) as f:
                 own = arrays("outputs", base, json.load(f))
             shutil.rmtree(base, ignore_errors=True)
-            atols = [atol * wide_scale(o, w) for (_, o), (_, w) in zip(own, outputs)]
+            atols = [atol * atol_scale(o, w) for (_, o), (_, w) in zip(own, outputs)]
         twin = load_twin(os.path.join(tdir, "twin.py"))
         model = twin.make(meta["dims"], meta["attrs"])
         if args.twin_device == "cuda":  # attr conv_tf32 = 0: the task's convolutions are full FP32

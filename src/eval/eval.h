@@ -56,6 +56,10 @@ typedef struct {
   double ref_ev_med, cand_ev_med;
   double ref_overhead_ms, cand_overhead_ms; /* judge round trip minus reported wall, medians */
   double ref_excess_ms, cand_excess_ms;     /* the same less that of the process's empty trials */
+  /* class 4: how much more the candidate's trials fell short of the judge's clock than the
+     reference's (cand_excess - ref_excess), and whether that passed the margin in this pass
+     (a suspicion: timer_mismatch only when fresh processes confirm it) */
+  double clock_cut_ms; bool clock_suspect;
   double speedup, reward;        /* speedup: median of the paired (ABAB) ref / cand ratios */
   double reward_speedup;         /* the speedup the reward pays: capped at 1.0 for a solution of
                                     the reference's own ops (no_custom_kernel) or a degenerate task */

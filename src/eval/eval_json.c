@@ -56,6 +56,7 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
     cJSON_AddNumberToObject(t, "judge_overhead_cand_ms", r->cand_overhead_ms);
     cJSON_AddNumberToObject(t, "judge_excess_ref_ms", r->ref_excess_ms);
     cJSON_AddNumberToObject(t, "judge_excess_cand_ms", r->cand_excess_ms);
+    cJSON_AddNumberToObject(t, "clock_cut_ms", r->clock_cut_ms);
     cJSON_AddNumberToObject(t, "hold_us", r->hold_us);
     cJSON_AddNumberToObject(t, "roofline_floor_ms", r->floor_ms);
     cJSON_AddStringToObject(t, "roofline_floor_source", r->floor_source);

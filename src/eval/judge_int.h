@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "eval.h"
 #include "judge_proc.h"
+#include "verify.h"
 #include "worker.h"
 #include "../task/task.h"
 
@@ -29,9 +30,10 @@ typedef struct {
   uint64_t rng_state;
   cl1_wproc ref, cand;
   size_t region_bytes, offs[CL1_TASK_MAX_TENSORS];
-  /* The reference's outputs' RMS on the task's own draw (first verified set), and the factor
-     the compare applies to atol: 1 except on the `wide` check (verify_variants) */
-  double out_rms[CL1_TASK_MAX_TENSORS], atol_scale[CL1_TASK_MAX_TENSORS];
+  /* The reference's outputs' magnitude on the task's own draw (first verified set), and the
+     factor the compare applies to atol: 1 except on the `wide` and `extreme` checks */
+  cl1_magnitude out_mag[CL1_TASK_MAX_TENSORS];
+  double atol_scale[CL1_TASK_MAX_TENSORS];
   double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
   double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
   /* the same round trip of empty trials (no call), each process's own calibration (class 4) */
@@ -71,6 +73,9 @@ int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const
  * has run more threads beyond those at its sandbox's entry than the reference's, with the same
  * driver and libraries, ever did. Call where both have done the same work. */
 int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
+/* Class 4, confirmed: timer_mismatch, the candidate's median raised by cut_ms and the speedup
+ * lowered to match (judge_time.c). */
+void cl1_judge_timer_cut(cl1_eval_result *r, double cut_ms);
 /* The timing protocol (judge_time.c): 0 timed, 1 verdict set. */
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r);
 #endif

@@ -143,7 +143,12 @@ static double charged_short(double *g, const double *jr, const double *used, int
  * worker whose timing state was rewritten — an event re-recorded part-way, a start time moved
  * (issue 18's red team shaved 60 us off a 0.35 ms call under the old, uncalibrated bound of
  * 0.1 ms + 10%; tests/hacks/cuda/timer_rerecord.cu halves it) — is charged short by the cut.
- * The reference is the control; the candidate's median is raised by the difference. On the host
+ * The reference is the control. A pass whose difference passes the margin is only a suspicion:
+ * an honest process can sit a fixed few tens of microseconds off its own empty trials for its
+ * whole life (H200: an honest GEMV on level2/14 once, 1 of 35, issue18-gpu-test.log), while a
+ * rewritten timer is cut in every process. So the judge re-measures in fresh processes and
+ * raises the candidate's median by the smallest cut only when every pass shows one
+ * (cl1_judge_timer_cut, judge.c). On the host
  * backend (CI, development) the figures are reported but never acted on: there the host time of
  * the call, taken outside anything the candidate can reach before it runs, already bounds every
  * trial (tests/hacks/host/timer_fnptr.c), while a loaded 2-core machine put honest candidates
@@ -160,11 +165,15 @@ static void clock_check(cl1_pass *p, cl1_eval_result *r) {
   r->ref_excess_ms = charged_short(p->scratch, p->ref_jr, p->ref_ms, p->n_ref, r_cal);
   if (o->backend != CL1_BACKEND_CUDA) return;
   double margin = CL1_TIMER_MARGIN_MS + CL1_TIMER_MARGIN_REL * r->cand.median;
-  double cut = r->cand_excess_ms - r->ref_excess_ms;
-  if (cut > margin) {
-    cl1_judge_flag(r, "timer_mismatch");
-    r->cand.median += cut;
-  }
+  r->clock_cut_ms = r->cand_excess_ms - r->ref_excess_ms;
+  r->clock_suspect = r->clock_cut_ms > margin;
+}
+
+void cl1_judge_timer_cut(cl1_eval_result *r, double cut_ms) {
+  cl1_judge_flag(r, "timer_mismatch");
+  r->cand.median += cut_ms;
+  double s = r->cand.median > 0 ? r->ref.median / r->cand.median : 0;
+  if (s < r->speedup) r->speedup = s;
 }
 
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
@@ -284,15 +293,13 @@ int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
   /* The judge's own clock bounds what the worker reports (a tampered timer shows here). */
   clock_check(p, r);
   if (cl1_judge_threads(p, r, "timing")) return 1;
-  /* the speedup is the median of the paired ratios (of the trial times as taken above), unless
-     a tampered timer forced the candidate's median up */
+  /* the speedup is the median of the paired ratios (of the trial times as taken above); a
+     tampered timer, once confirmed, forces the candidate's median up (cl1_judge_timer_cut) */
   int np = p->n_ref < p->n_cand ? p->n_ref : p->n_cand;
   cl1_stats q;
   paired_ratios(p, p->ref_ms, p->cand_ms, &q);
   r->speedup_ci_rel = q.ci_rel;
-  bool timer_fixed = false;
-  for (int i = 0; i < r->n_flags; i++) timer_fixed |= !strcmp(r->flags[i], "timer_mismatch");
-  if (timer_fixed || np == 0) r->speedup = r->cand.median > 0 ? r->ref.median / r->cand.median : 0;
+  if (np == 0) r->speedup = r->cand.median > 0 ? r->ref.median / r->cand.median : 0;
   else r->speedup = q.median;
   return 0;
 }

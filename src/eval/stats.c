@@ -63,3 +63,12 @@ cl1_remeasure cl1_remeasure_judge(double sp_lo, double sp_hi, double ref_lo, dou
   bool ref_moved = ref_lo > 0 && !cl1_speedups_agree(ref_lo, ref_hi, t_ref, t_ref);
   return ref_moved ? CL1_REMEASURE_NOISY : CL1_REMEASURE_UNSTABLE;
 }
+
+double cl1_clock_confirm(const double *cut_ms, const bool *suspect, int n) {
+  double cut = 0;
+  for (int i = 0; i < n; i++) {
+    if (!suspect[i]) return 0;
+    if (i == 0 || cut_ms[i] < cut) cut = cut_ms[i];
+  }
+  return cut;
+}

@@ -3,6 +3,7 @@
  * which decides when enough trials have run. */
 #ifndef CL1_STATS_H
 #define CL1_STATS_H
+#include <stdbool.h>
 typedef struct {
   int n;
   double median, q1, q3, min, max, mean;
@@ -36,4 +37,10 @@ typedef enum {
  * move with the machine's load — and counting the lowest gives a sometimes-fast kernel nothing. */
 cl1_remeasure cl1_remeasure_judge(double sp_lo, double sp_hi, double ref_lo, double ref_hi,
                                   double t_cand, double t_ref, int host);
+
+/* Class 4 over n passes (the first and its re-measurements in fresh processes): the cut (ms) to
+ * charge the candidate — the smallest of cut_ms[] when every pass was suspect (its cut past
+ * the margin), else 0: one process off its own calibration is the machine, every one is the
+ * candidate's timer. */
+double cl1_clock_confirm(const double *cut_ms, const bool *suspect, int n);
 #endif

@@ -36,14 +36,17 @@ double cl1_value_at(int dtype, const void *p, int64_t i) {
   return NAN;
 }
 
-double cl1_cmp_rms(int dtype, const void *p, int64_t n) {
+cl1_magnitude cl1_cmp_magnitude(int dtype, const void *p, int64_t n) {
   int64_t step = n > (1 << 20) ? n / (1 << 20) : 1, k = 0;
-  double ss = 0;
+  double ss = 0, mx = 0;
   for (int64_t i = 0; i < n; i += step) {
     double v = cl1_value_at(dtype, p, i);
-    if (isfinite(v)) { ss += v * v; k++; }
+    if (!isfinite(v)) continue;
+    ss += v * v;
+    k++;
+    if (fabs(v) > mx) mx = fabs(v);
   }
-  return k ? sqrt(ss / (double)k) : 0;
+  return (cl1_magnitude){k ? sqrt(ss / (double)k) : 0, mx};
 }
 
 void cl1_cmp_init(cl1_cmp *c) {

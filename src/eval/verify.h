@@ -29,9 +29,10 @@ void cl1_cmp_add_sampled(cl1_cmp *c, int dtype, const void *cand, const void *re
 /* One line describing c (e.g. "12 of 4096 elements wrong, first at [7]: 0.5 vs 0.25"). */
 void cl1_cmp_describe(const cl1_cmp *c, char *out, size_t n);
 
-/* The root mean square of the finite values among n elements of dtype (0 if none), from at most
- * 2^20 of them evenly strided: a magnitude, not an exact figure. */
-double cl1_cmp_rms(int dtype, const void *p, int64_t n);
+/* The magnitude of n elements of dtype: the root mean square and the largest absolute value of
+ * the finite ones (0 if none), from at most 2^20 of them evenly strided — not exact figures. */
+typedef struct { double rms, max_abs; } cl1_magnitude;
+cl1_magnitude cl1_cmp_magnitude(int dtype, const void *p, int64_t n);
 
 /* Element i of a buffer of dtype as a double (f16/bf16 decoded in software). */
 double cl1_value_at(int dtype, const void *p, int64_t i);
