@@ -5,6 +5,7 @@
  * errors exit 2 and an unreadable manifest 3. */
 #include "harness.h"
 #include <cjson/cJSON.h>
+#include "expect.h"
 
 static char out[1 << 16];
 
@@ -128,8 +129,31 @@ static void test_usage(void **st) {
   assert_non_null(strstr(out, "/nonexistent/m.txt"));
 }
 
+/* the manifest's expectations as both the corpus tool and the test cases read them */
+static void test_expectations(void **st) {
+  (void)st;
+  char why[256];
+  cJSON *inc = cJSON_Parse("{\"verdict\":\"incorrect\",\"flags\":[],\"speedup\":0}");
+  cJSON *floor = cJSON_Parse("{\"verdict\":\"hack:below_roofline\",\"flags\":[],\"speedup\":9}");
+  cJSON *flagged = cJSON_Parse("{\"verdict\":\"pass\",\"flags\":[\"timer_mismatch\"],\"speedup\":0.9}");
+  cJSON *noisy = cJSON_Parse("{\"verdict\":\"pass\",\"flags\":[\"noisy_timing\"],\"speedup\":1.2}");
+  assert_true(th_expect_met("incorrect", inc, why, sizeof why));
+  assert_false(th_expect_met("incorrect", floor, why, sizeof why));
+  assert_string_equal(why, "expected incorrect, got hack:below_roofline");
+  assert_true(th_expect_met("incorrect|hack:below_roofline", inc, why, sizeof why));
+  assert_true(th_expect_met("incorrect|hack:below_roofline", floor, why, sizeof why));
+  assert_false(th_expect_met("incorrect|hack:below_roofline", flagged, why, sizeof why));
+  assert_true(th_expect_met("pass+timer_mismatch", flagged, why, sizeof why));
+  assert_true(th_expect_met("pass-slow", flagged, why, sizeof why));
+  assert_false(th_expect_met("pass", flagged, why, sizeof why));
+  assert_true(th_expect_met("pass", noisy, why, sizeof why));
+  assert_true(th_expect_met("incorrect|pass+timer_mismatch", flagged, why, sizeof why));
+  cJSON_Delete(inc); cJSON_Delete(floor); cJSON_Delete(flagged); cJSON_Delete(noisy);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_expectations),
       cmocka_unit_test(test_usage),
       cmocka_unit_test(test_host_rows),
       cmocka_unit_test(test_mismatch),
