@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "compile.h"
+#include "../base/file.h"
 #include "dev.h"
 #include "../base/npy.h"
 #include "../task/task.h"
@@ -131,9 +132,10 @@ int cl1_export_instance(const char *task_id, int set, uint64_t seed, int variant
   cJSON_Delete(meta);
   char mp[4200];
   snprintf(mp, sizeof mp, "%s/meta.json", dir);
-  FILE *f = fopen(mp, "w");
-  if (!f || fputs(js, f) < 0 || fclose(f)) { free(js); cl1_err_set(err, "%s: write failed", mp); goto out; }
+  /* through the one writer: this leaked the FILE when fputs failed */
+  int w = js ? cl1_file_write_atomic(mp, js, err) : cl1_err_set(err, "out of memory");
   free(js);
+  if (w) goto out;
   ret = 0;
 out:
   if (dev_open) {

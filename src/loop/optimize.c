@@ -19,6 +19,7 @@
 #include "parse.h"
 #include "prompt.h"
 #include "review.h"
+#include "../base/file.h"
 #include "../eval/compile.h"
 #include "../eval/eval.h"
 #include "../store/store.h"
@@ -255,10 +256,8 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
   j->sample_id = sample_id;
   snprintf(j->path, sizeof j->path, "%s/sample-%lld.%s", L->tmpdir, (long long)sample_id,
            L->backend == CL1_BACKEND_CUDA ? "cu" : "c");
-  FILE *f = fopen(j->path, "w");
-  if (!f || fputs(code, f) < 0 || fclose(f)) {
-    if (f) fclose(f);
-    cl1_err_set(err, "cannot write %s: %s", j->path, strerror(errno));
+  /* through the one writer: this closed the FILE a second time when fclose failed */
+  if (cl1_file_write_atomic(j->path, code, err)) {
     free(j->code);
     free(j);
     return -1;
