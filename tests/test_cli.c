@@ -60,7 +60,7 @@ static void test_eval_usage_errors(void **st) {
   assert_int_equal(cli("eval --task level1/19_ReLU --solution x.c --device tpu"), 2);
   assert_non_null(strstr(out, "--device"));
   assert_int_equal(cli("eval --task level1/19_ReLU --solution /nonexistent/s.c --device host"), 2);
-  assert_non_null(strstr(out, "/nonexistent/s.c"));
+  assert_non_null(strstr(out, "cannot read the solution: /nonexistent/s.c: No such file"));
   assert_int_equal(cli("eval --task level9/nothing --solution x.c --device host"), 2);
   assert_non_null(strstr(out, "level9/nothing"));
   assert_int_equal(cli("eval --task level1/19_ReLU --solution tests/legit/host/19_ReLU.c --device cuda"), 2);

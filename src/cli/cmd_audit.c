@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "base/file.h"
 #include "eval/audit.h"
 #include "task/task.h"
 
@@ -18,32 +19,33 @@ static const char help[] =
     "test). --json FILE writes the findings there as JSON.\n"
     "--apply writes the finding as the task's \"degenerate\" note where it has none.\n";
 
-/* Reads a whole file; NULL on failure. */
+/* A whole file, or NULL with the cause said on stderr. */
 static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
-  if (s) s[n] = 0;
-  fclose(f);
+  char *s;
+  size_t n;
+  cl1_err err = {{0}};
+  if (cl1_file_read(path, 64ll << 20, &s, &n, &err)) {
+    fprintf(stderr, "cudal1 suite audit: %s\n", err.msg);
+    return NULL;
+  }
   return s;
 }
 
+/* Writes text over path (atomically: an interrupted write leaves the old file), or says why. */
 static int write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return -1;
-  int bad = fputs(text, f) < 0;
-  return fclose(f) || bad ? -1 : 0;
+  cl1_err err = {{0}};
+  if (cl1_file_write_atomic(path, text, &err)) {
+    fprintf(stderr, "cudal1 suite audit: %s\n", err.msg);
+    return -1;
+  }
+  return 0;
 }
 
 /* Inserts "degenerate": note as the last member of the task.json object, keeping the file's own
  * layout; the file is re-read by the loader and restored if that fails. */
 static int apply_note(const char *json_path, const char *note) {
   char *old = slurp(json_path);
-  if (!old) { fprintf(stderr, "cudal1 suite audit: %s: cannot read\n", json_path); return -1; }
+  if (!old) return -1;
   char *end = strrchr(old, '}');
   if (!end) { free(old); return -1; }
   cJSON *str = cJSON_CreateString(note);
@@ -183,7 +185,7 @@ int cl1_cmd_suite_audit(int argc, char **argv) {
   printf("audit: %d tasks, %d degenerate, %d errors\n", n_ids, n_deg, n_bad);
   if (json) {
     char *s = cJSON_Print(doc);
-    if (write_file(json, s)) { fprintf(stderr, "cudal1 suite audit: %s: cannot write\n", json); n_bad++; }
+    if (!s || write_file(json, s)) n_bad++;
     free(s);
   }
   cJSON_Delete(doc);

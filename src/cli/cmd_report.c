@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "base/file.h"
 #include "loop/report.h"
 
 static const char usage[] =
@@ -31,14 +32,9 @@ static int write_out(const char *path, const char *text) {
     fputs(text, stdout);
     return fflush(stdout) ? 2 : 0;
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "cudal1 report: cannot write %s: %s\n", path, strerror(errno));
-    return 2;
-  }
-  fputs(text, f);
-  if (fclose(f)) {
-    fprintf(stderr, "cudal1 report: writing %s failed: %s\n", path, strerror(errno));
+  cl1_err err = {{0}};  /* atomically: a failed write leaves the old report, not half of one */
+  if (cl1_file_write_atomic(path, text, &err)) {
+    fprintf(stderr, "cudal1 report: %s\n", err.msg);
     return 2;
   }
   return 0;

@@ -17,6 +17,7 @@
 #include "proto.h"
 #include "reward.h"
 #include "verify.h"
+#include "../base/file.h"
 #include "worker.h"
 #include "../base/hash.h"
 #include "../base/llc.h"
@@ -507,18 +508,11 @@ static int run_pass(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   return rc;
 }
 
+/* The candidate's source (16 MiB at most: a source file, not data). */
 static int read_file(const char *path, char **out, size_t *n, cl1_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cl1_err_set(err, "cannot read the solution %s: %m", path);
-  fseek(f, 0, SEEK_END);
-  long sz = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  if (sz < 0 || sz > 16 * 1024 * 1024) { fclose(f); return cl1_err_set(err, "%s: not a source file (size %ld)", path, sz); }
-  *out = malloc((size_t)sz + 1);
-  if (!*out) { fclose(f); return cl1_err_set(err, "out of memory"); }
-  *n = fread(*out, 1, (size_t)sz, f);
-  (*out)[*n] = 0;
-  fclose(f);
+  cl1_err e = {{0}};
+  if (cl1_file_read(path, 16ll << 20, out, n, &e))
+    return cl1_err_set(err, "cannot read the solution: %s", e.msg);
   return 0;
 }
 

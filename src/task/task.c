@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "task.h"
+#include "../base/file.h"
 
 /* ---- names ---------------------------------------------------------------------------------- */
 
@@ -447,41 +448,14 @@ static int parse_group(lctx *c, cl1_task *t, const cJSON *root, int g) {
 /* ---- load ----------------------------------------------------------------------------------- */
 
 static char *read_file(const char *path, cl1_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    cl1_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+  char *buf;
+  size_t n;
+  if (cl1_file_read(path, 64ll << 20, &buf, &n, err)) return NULL;  /* a task.json is a few KB */
+  if (strlen(buf) != n) { /* cJSON would stop at the NUL and ignore the rest */
+    cl1_err_set(err, "%s: contains a NUL byte", path);
+    free(buf);
     return NULL;
   }
-  size_t cap = 8192, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n - 1, f);
-    if (n < cap - 1) break;
-    if (cap >= (64u << 20)) { /* a task.json is a few KB; this is not one */
-      free(buf);
-      buf = NULL;
-      cl1_err_set(err, "%s: file larger than 64 MiB", path);
-      fclose(f);
-      return NULL;
-    }
-    char *nb = realloc(buf, cap *= 2);
-    if (!nb) free(buf);
-    buf = nb;
-  }
-  if (!buf) cl1_err_set(err, "%s: out of memory", path);
-  else if (ferror(f)) {
-    cl1_err_set(err, "%s: read error: %s", path, strerror(errno));
-    free(buf);
-    buf = NULL;
-  } else {
-    buf[n] = 0;
-    if (strlen(buf) != n) { /* cJSON would stop at the NUL and ignore the rest */
-      cl1_err_set(err, "%s: contains a NUL byte", path);
-      free(buf);
-      buf = NULL;
-    }
-  }
-  fclose(f);
   return buf;
 }
 
