@@ -734,7 +734,7 @@ static void test_replay_malformed(void **st) {
       {"{\"task\": \"A\", \"content\": \"a1\"}\n\n{\"content\": \"x\"}\n", 3, "\"task\""},
       {"{\"task\": \"A\", \"contents\": \"x\"}\n", 1, "unknown key \"contents\""},
       {"{\"task\": \"A\", \"content\": \"x\", \"file\": \"y\"}\n", 1, "exactly one"},
-      {"{\"task\": \"A\", \"file\": \"missing.cu\"}\n", 1, "missing.cu"},
+      {"{\"task\": \"A\", \"file\": \"missing.cu\"}\n", 1, "missing.cu: No such file"},
       {"[1, 2]\n", 1, "not a JSON object"},
       {"{\"task\": \"A\", \"content\": 7}\n", 1, "\"content\" must be a string"},
   };

@@ -6,6 +6,7 @@
  * order, each generate taking the next n. The whole file is read and checked at open, so a bad
  * line is reported there as FILE:LINE, never in the middle of a run. */
 #include "policy_int.h"
+#include "../base/file.h"
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
@@ -56,45 +57,6 @@ static rp_task *task_group(rp_state *s, const char *task) {
   return t;
 }
 
-/* Reads a whole text file; NULL + errno-style reason in why. */
-static char *read_text(const char *path, const char **why) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    *why = strerror(errno);
-    return NULL;
-  }
-  size_t cap = 65536, n = 0;
-  char *d = malloc(cap);
-  while (d) {
-    if (n + 1 >= cap) {
-      char *nd = (cap >= ((size_t)1 << 30)) ? NULL : realloc(d, cap * 2);
-      if (!nd) {
-        free(d);
-        d = NULL;
-        break;
-      }
-      d = nd;
-      cap *= 2;
-    }
-    size_t k = fread(d + n, 1, cap - n - 1, f);
-    n += k;
-    if (k == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!d || bad) {
-    *why = d ? "read error" : "too large or out of memory";
-    free(d);
-    return NULL;
-  }
-  d[n] = 0;
-  if (strlen(d) != n) {
-    free(d);
-    *why = "it contains a NUL byte";
-    return NULL;
-  }
-  return d;
-}
 
 /* The folder of path (for "file" entries), as a new string; "." for a bare name. */
 static char *dir_of(const char *path) {
@@ -137,15 +99,16 @@ static int add_line(rp_state *s, const cJSON *o, const char *path, const char *d
   rp_entry e = {.line = line};
   cl1_strcpy(e.finish_reason, sizeof e.finish_reason, fr ? fr->valuestring : "stop");
   if (file) {
-    const char *f = file->valuestring, *why = "";
+    const char *f = file->valuestring;
     size_t pl = strlen(dir) + strlen(f) + 2;
     char *fp = malloc(pl);
     if (!fp) return cl1_err_set(err, "%s:%d: out of memory", path, line);
     if (f[0] == '/') snprintf(fp, pl, "%s", f);
     else snprintf(fp, pl, "%s/%s", dir, f);
-    e.content = read_text(fp, &why);
-    if (!e.content) {
-      cl1_err_set(err, "%s:%d: cannot read \"file\" %s: %s", path, line, fp, why);
+    size_t n;
+    cl1_err fe = {{0}};
+    if (cl1_file_read(fp, 1ll << 30, &e.content, &n, &fe)) {
+      cl1_err_set(err, "%s:%d: cannot read \"file\" %s", path, line, fe.msg);
       free(fp);
       return -1;
     }
