@@ -30,10 +30,9 @@ typedef struct {
   uint64_t rng_state;
   cl1_wproc ref, cand;
   size_t region_bytes, offs[CL1_TASK_MAX_TENSORS];
-  /* The reference's outputs' magnitude on the task's own draw (first verified set), and the
-     factor the compare applies to atol: 1 except on the `wide` and `extreme` checks */
+  /* the reference's outputs' magnitude on the task's own draw (first verified set): what the
+     `wide` and `extreme` checks scale atol against */
   cl1_magnitude out_mag[CL1_TASK_MAX_TENSORS];
-  double atol_scale[CL1_TASK_MAX_TENSORS];
   double cand_ms[MAX_SAMPLES], ref_ms[MAX_SAMPLES], cand_ev[MAX_SAMPLES], ref_ev[MAX_SAMPLES];
   double cand_rt[MAX_SAMPLES], ref_rt[MAX_SAMPLES];
   /* the same round trip of empty trials (no call), each process's own calibration (class 4) */
@@ -64,9 +63,11 @@ int cl1_judge_ref_failure(cl1_pass *p, cl1_eval_result *r, const char *during);
 int cl1_judge_both(cl1_pass *p, cl1_eval_result *r, int type, cJSON *req, double timeout,
                    const char *during, cJSON **rr, cJSON **cr);
 /* The candidate's outputs in its region cregion against the reference's at ref_base (a secret
- * 1/keep of the blocks of large outputs); 1 with the verdict set when they differ. */
+ * 1/keep of the blocks of large outputs), output i with atol times atol_scale[i] (NULL: the
+ * task's atol); 1 with the verdict set when they differ. */
 int cl1_judge_compare(cl1_pass *p, cl1_eval_result *r, int cregion,
-                      const unsigned char *ref_base, const char *what, int keep);
+                      const unsigned char *ref_base, const char *what, int keep,
+                      const double *atol_scale);
 /* A candidate call's reply checked (return code, mutated inputs, thread growth). */
 int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const char *what);
 /* Class 2 over the workers' whole lives: 1 with hack:threads set when the candidate's process

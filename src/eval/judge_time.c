@@ -123,7 +123,7 @@ static int timed_pair(cl1_pass *p, cl1_eval_result *r, int i, int nsets, bool cf
   snprintf(what, sizeof what, "re-verification of timed call %d", i + 1);
   /* 1 in 8 blocks: at the judge's ~15 GB/s a full compare of a 268 MB output is 30-60 ms,
      three of them a tenth of a level-1 evaluation */
-  return cl1_judge_compare(p, r, 0, p->ref.shm, what, 8);
+  return cl1_judge_compare(p, r, 0, p->ref.shm, what, 8, NULL);
 }
 
 /* The median of jr[i] - cal - used[i]: how much longer, by the judge's own clock, trial i took
