@@ -507,6 +507,16 @@ static void test_not_found(void **state) {
   const char *dir = th_tmpdir(); /* a folder without a task.json */
   assert_int_not_equal(cl1_task_load(dir, &t, &err), 0);
   assert_non_null(strstr(err.msg, "/task.json: No such file"));
+  /* a NUL byte would stop the JSON parser short of the rest of the file */
+  char p[300];
+  snprintf(p, sizeof p, "%s/task.json", dir);
+  FILE *f = fopen(p, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite("{}\0{\"x\": 1}", 1, 12, f), 12);
+  assert_int_equal(fclose(f), 0);
+  assert_int_not_equal(cl1_task_load(p, &t, &err), 0);
+  assert_non_null(strstr(err.msg, "task.json: contains a NUL byte"));
+  unlink(p);
 }
 
 /* ---- find ------------------------------------------------------------------------------------- */

@@ -45,6 +45,16 @@ int cl1_file_read(const char *path, long long max, char **buf, size_t *n, cl1_er
   return 0;
 }
 
+int cl1_file_read_text(const char *path, long long max, char **buf, size_t *n, cl1_err *err) {
+  if (cl1_file_read(path, max, buf, n, err)) return -1;
+  if (strlen(*buf) != *n) {
+    free(*buf);
+    *buf = NULL;
+    return cl1_err_set(err, "%s: contains a NUL byte", path);
+  }
+  return 0;
+}
+
 int cl1_file_mkdirs(const char *path, cl1_err *err) {
   char p[PATH_MAX];
   if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return cl1_err_set(err, "path too long");

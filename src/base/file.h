@@ -9,6 +9,9 @@
  * *n bytes. 0, or -1 with err "PATH: cause" (the system's reason, "larger than MAX bytes",
  * "out of memory"). */
 int cl1_file_read(const char *path, long long max, char **buf, size_t *n, cl1_err *err);
+/* The same for a text file (JSON, source): -1 with err "PATH: contains a NUL byte" where one
+ * would cut the text short for every reader of a C string. */
+int cl1_file_read_text(const char *path, long long max, char **buf, size_t *n, cl1_err *err);
 /* mkdir -p. 0, or -1 with err "cannot create DIR: cause", "DIR exists and is not a folder" or
  * "path too long". */
 int cl1_file_mkdirs(const char *path, cl1_err *err);

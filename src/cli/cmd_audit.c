@@ -24,7 +24,7 @@ static char *slurp(const char *path) {
   char *s;
   size_t n;
   cl1_err err = {{0}};
-  if (cl1_file_read(path, 64ll << 20, &s, &n, &err)) {
+  if (cl1_file_read_text(path, 64ll << 20, &s, &n, &err)) {
     fprintf(stderr, "cudal1 suite audit: %s\n", err.msg);
     return NULL;
   }

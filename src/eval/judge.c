@@ -507,14 +507,6 @@ static int run_pass(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   return rc;
 }
 
-/* The candidate's source (16 MiB at most: a source file, not data). */
-static int read_file(const char *path, char **out, size_t *n, cl1_err *err) {
-  cl1_err e = {{0}};
-  if (cl1_file_read(path, 16ll << 20, out, n, &e))
-    return cl1_err_set(err, "cannot read the solution: %s", e.msg);
-  return 0;
-}
-
 /* The physical floor of one call (evaluation.md, class 15): the task's bytes (else its outputs,
  * which every correct call writes) over the copy bandwidth, and its FLOPs over the fastest
  * measured matmul rate, from `cudal1 gpu peaks`' cache for this GPU; without that file the
@@ -570,7 +562,11 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
   }
   char *src = NULL;
   size_t n = 0;
-  if (read_file(o->solution, &src, &n, err)) { cl1_task_free(task); return 2; }
+  if (cl1_file_read(o->solution, 16ll << 20, &src, &n, err)) {  /* a source file, not data */
+    cl1_err_wrap(err, "cannot read the solution");
+    cl1_task_free(task);
+    return 2;
+  }
   int ret = 0;
   bool cap_reward = false;  /* the reward pays at most 1.0x (see below) */
   /* 1. gate: source rules */

@@ -57,7 +57,6 @@ static rp_task *task_group(rp_state *s, const char *task) {
   return t;
 }
 
-
 /* The folder of path (for "file" entries), as a new string; "." for a bare name. */
 static char *dir_of(const char *path) {
   const char *sl = strrchr(path, '/');
@@ -106,9 +105,8 @@ static int add_line(rp_state *s, const cJSON *o, const char *path, const char *d
     if (f[0] == '/') snprintf(fp, pl, "%s", f);
     else snprintf(fp, pl, "%s/%s", dir, f);
     size_t n;
-    cl1_err fe = {{0}};
-    if (cl1_file_read(fp, 1ll << 30, &e.content, &n, &fe)) {
-      cl1_err_set(err, "%s:%d: cannot read \"file\" %s", path, line, fe.msg);
+    if (cl1_file_read_text(fp, 1ll << 30, &e.content, &n, err)) {
+      cl1_err_wrap(err, "%s:%d: cannot read \"file\"", path, line);
       free(fp);
       return -1;
     }

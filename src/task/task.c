@@ -449,14 +449,8 @@ static int parse_group(lctx *c, cl1_task *t, const cJSON *root, int g) {
 
 static char *read_file(const char *path, cl1_err *err) {
   char *buf;
-  size_t n;
-  if (cl1_file_read(path, 64ll << 20, &buf, &n, err)) return NULL;  /* a task.json is a few KB */
-  if (strlen(buf) != n) { /* cJSON would stop at the NUL and ignore the rest */
-    cl1_err_set(err, "%s: contains a NUL byte", path);
-    free(buf);
-    return NULL;
-  }
-  return buf;
+  size_t n;  /* a task.json is a few KB; a NUL would stop cJSON short of the rest */
+  return cl1_file_read_text(path, 64ll << 20, &buf, &n, err) ? NULL : buf;
 }
 
 static int parse_attrs(lctx *c, cl1_task *t, const cJSON *attrs) {
