@@ -50,6 +50,14 @@ static inline int th_write(const char *path, const char *text) {
   return fclose(f);
 }
 
+/* n bytes, NULs included; 0 or -1. */
+static inline int th_write_bytes(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  size_t w = fwrite(data, 1, n, f);
+  return fclose(f) || w != n ? -1 : 0;
+}
+
 /* Seconds on a monotonic clock. */
 static inline double cl1_now_test(void) {
   struct timespec ts;

@@ -749,10 +749,7 @@ static void test_replay_malformed(void **st) {
   /* a "file" whose text holds a NUL byte: the rest would be lost, so it is refused */
   char nul_path[300];
   snprintf(nul_path, sizeof nul_path, "%s/nul.cu", dir);
-  FILE *nf = fopen(nul_path, "wb");
-  assert_non_null(nf);
-  assert_int_equal(fwrite("int a;\0int b;\n", 1, 15, nf), 15);
-  assert_int_equal(fclose(nf), 0);
+  assert_int_equal(th_write_bytes(nul_path, "int a;\0int b;\n", 15), 0);
   assert_int_equal(th_write(path, "{\"task\": \"A\", \"file\": \"nul.cu\"}\n"), 0);
   cl1_err err = {{0}};
   assert_null(open_replay(path, &err));

@@ -510,10 +510,7 @@ static void test_not_found(void **state) {
   /* a NUL byte would stop the JSON parser short of the rest of the file */
   char p[300];
   snprintf(p, sizeof p, "%s/task.json", dir);
-  FILE *f = fopen(p, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite("{}\0{\"x\": 1}", 1, 12, f), 12);
-  assert_int_equal(fclose(f), 0);
+  assert_int_equal(th_write_bytes(p, "{}\0{\"x\": 1}", 12), 0);
   assert_int_not_equal(cl1_task_load(p, &t, &err), 0);
   assert_non_null(strstr(err.msg, "task.json: contains a NUL byte"));
   unlink(p);
