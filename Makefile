@@ -14,19 +14,29 @@ GENCODE := -gencode arch=compute_$(CUDA_ARCH),code=[sm_$(CUDA_ARCH),compute_$(CU
 NVFLAGS := -O3 -std=c++17 $(GENCODE) -Iinclude -Isrc -Xcompiler -fPIC,-Wall,-Werror \
            -DCL1_CUDA_ARCH=$(CUDA_ARCH) -MMD -MP
 CUDA_LD := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
+# What the worker program may link: no store, HTTP client, TLS or ELF reader (issue 19).
+WRK_LIBS:= -lstdc++ -lcjson -lseccomp $(CUDA_LD) -lcudart -ldl -lm -lpthread
 LDLIBS  := -lstdc++ -lcjson -lsqlite3 -lcurl -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
 RPATH   := -Wl,-rpath,'$$ORIGIN/deps:$$ORIGIN/../deps:$$ORIGIN/../../deps'
 
-LIB_C   := $(wildcard src/base/*.c src/task/*.c src/eval/*.c src/store/*.c src/policy/*.c src/loop/*.c)
-LIB_CU  := $(wildcard src/base/*.cu src/task/*.cu src/eval/*.cu)
-OPS_C   := $(wildcard src/ops/*.c)
-OPS_CU  := $(wildcard src/ops/*.cu)
+# The layers, bottom up (docs/architecture.md). The worker program links the first three alone.
+BASE_C   := $(wildcard src/base/*.c)
+TASK_C   := $(wildcard src/task/*.c)
+TASK_CU  := $(wildcard src/task/*.cu)
+WORKER_C := $(filter-out src/worker/main.c,$(wildcard src/worker/*.c))
+WORKER_CU:= $(wildcard src/worker/*.cu)
+LIB_C   := $(BASE_C) $(TASK_C) $(WORKER_C) \
+           $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c)
+LIB_CU  := $(TASK_CU) $(WORKER_CU) $(wildcard src/eval/*.cu)
 CLI_C   := $(wildcard src/cli/*.c)
 TEST_C  := $(wildcard tests/test_*.c)
 GTEST_C := $(wildcard tests/gpu/test_*.c)
 BENCH_C := $(wildcard bench/*.c)
 
 LIB_O   := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.cu.o)
+WRK_O   := $(BASE_C:%.c=$(BUILD)/obj/%.o) $(TASK_C:%.c=$(BUILD)/obj/%.o) \
+           $(WORKER_C:%.c=$(BUILD)/obj/%.o) $(TASK_CU:%.cu=$(BUILD)/obj/%.cu.o) \
+           $(WORKER_CU:%.cu=$(BUILD)/obj/%.cu.o)
 LIB_PO  := $(LIB_C:%.c=$(BUILD)/obj/%.pic.o) $(LIB_CU:%.cu=$(BUILD)/obj/%.cu.o)
 OPS_HO  := $(OPS_C:%.c=$(BUILD)/obj/%.pic.o)
 OPS_CO  := $(OPS_CU:%.cu=$(BUILD)/obj/%.cu.o)
@@ -36,7 +46,7 @@ GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test gpu-test bench demo clean deps bundle
-all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
+all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/cudal1-worker $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
      $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so $(TESTS) $(GTESTS) $(BENCHES)
 
 # Installs missing Debian packages when a header we need is absent (scripts/deps says which).
@@ -77,6 +87,15 @@ $(BUILD)/libcl1peaks.so: $(BUILD)/obj/src/peaks/peaks_cuda.cu.o
 	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared -L$(CUDA_HOME)/lib64 \
 	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublasLt
 
+# The worker program (src/worker/main.c): base, task and worker layers only. The judge execs it for
+# the reference and for every candidate, so what it links is the sandboxed process's surface.
+$(BUILD)/libcl1worker.a: $(WRK_O)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/cudal1-worker: $(BUILD)/obj/src/worker/main.o $(BUILD)/libcl1worker.a
+	$(CC) -o $@ $^ $(RPATH) $(WRK_LIBS)
+
 $(BUILD)/cudal1: $(CLI_O) $(BUILD)/libcudal1.a
 	$(CC) -o $@ $(CLI_O) $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
 
@@ -95,6 +114,10 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
 
+# Every test and bench that evaluates starts worker processes: the worker program must exist.
+$(TESTS) $(GTESTS) $(BENCHES): | $(BUILD)/cudal1-worker
+# test_worker runs both programs by hand
+$(BUILD)/tests/test_worker: $(BUILD)/cudal1
 # test_corpus runs bench/corpus (and, through it, the cudal1 binary) on host manifest lines
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 # test_optimize and test_report run the cudal1 binary

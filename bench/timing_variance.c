@@ -17,7 +17,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "eval/dev.h"
+#include "worker/dev.h"
 #include "eval/stats.h"
 #include "task/task.h"
 

@@ -195,7 +195,7 @@ static void test_fatal(void **st) {
   snprintf(file, sizeof file, "%s/not-a-folder", d);
   assert_int_equal(th_write(file, "x"), 0);
   snprintf(env, sizeof env,
-           "CUDAL1_BASE_URL= CUDAL1_SUITE=%s/nosuite CUDAL1_WORKER=%s/nocudal1 XDG_CACHE_HOME=%s",
+           "CUDAL1_BASE_URL= CUDAL1_SUITE=%s/nosuite CUDAL1_WORKER=%s/nocudal1-worker XDG_CACHE_HOME=%s",
            d, d, file);
   assert_int_equal(doctor(env, ""), 3);
   char line[2048], s[16];
@@ -205,10 +205,10 @@ static void test_fatal(void **st) {
   assert_non_null(strstr(line, "nosuite"));
   assert_non_null(strstr(line, "CUDAL1_SUITE"));
   assert_non_null(strstr(line, "(FATAL)"));
-  assert_non_null(item_line("worker binary", line, sizeof line));
+  assert_non_null(item_line("worker program", line, sizeof line));
   status_of(line, s, sizeof s);
   assert_string_equal(s, "missing");
-  assert_non_null(strstr(line, "nocudal1"));
+  assert_non_null(strstr(line, "nocudal1-worker"));
   assert_non_null(item_line("compile cache", line, sizeof line));
   status_of(line, s, sizeof s);
   assert_string_equal(s, "wrong");

@@ -10,7 +10,7 @@
  * machine: a thread started before the sandbox (the CUDA driver's) must end up as confined as
  * the thread that entered it. */
 #include "escapes/escape_cases.h"
-#include "eval/sandbox.h"
+#include "worker/sandbox.h"
 #include <pthread.h>
 
 static int cmd[2], ans[2];

@@ -2,7 +2,7 @@
  * timeouts and a closed peer: each is a clean error, never a crash or a hang. */
 #include "harness.h"
 #include <fcntl.h>
-#include "eval/proto.h"
+#include "worker/proto.h"
 
 static void raw(int fd, const void *p, size_t n) { assert_int_equal(write(fd, p, n), (ssize_t)n); }
 

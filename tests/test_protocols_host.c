@@ -4,7 +4,7 @@
  * the candidate's process is sent before a timed call says whether its outputs will be checked. */
 #include "harness.h"
 #include <cjson/cJSON.h>
-#include "eval/proto.h"
+#include "worker/proto.h"
 
 static char out[1 << 17];
 

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
-#include "loop/report.h"
+#include "report/report.h"
 
 #define TASK_E "level2/2_<E>&\"x|y" /* a task id that needs escaping everywhere */
 #define DAGGER "\xe2\x80\xa0" /* the degenerate mark */

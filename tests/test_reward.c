@@ -4,7 +4,7 @@
  * cache with its roofline floor. */
 #include "harness.h"
 #include <math.h>
-#include "eval/peaks.h"
+#include "peaks/peaks.h"
 #include "eval/reward.h"
 
 static void write_text(const char *path, const char *text) {

@@ -3,7 +3,7 @@
  * through its exit status (0: the sandbox held, k: check k failed), and the parent — the test
  * process, which the child tries to signal and trace — must survive all of it. */
 #include "harness.h"
-#include "eval/sandbox.h"
+#include "worker/sandbox.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* hash.c — SHA-256 via OpenSSL's EVP interface; word checksum for mutation checks. */
+/* hash.c — SHA-256 via OpenSSL's EVP interface (the word checksum is checksum.c). */
 #include "hash.h"
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -33,21 +33,4 @@ void cl1_sha_hex(cl1_sha *h, char out[65]) {
     out[2 * i + 1] = hx[md[i] & 15];
   }
   out[64] = 0;
-}
-
-uint64_t cl1_checksum_host(const void *data, size_t bytes) {
-  const unsigned char *p = data;
-  uint64_t sum = 0;
-  size_t nw = bytes / 4, i;
-  for (i = 0; i < nw; i++) {
-    uint32_t w;
-    memcpy(&w, p + 4 * i, 4);
-    sum += cl1_mix64(((uint64_t)i << 32) ^ w);
-  }
-  if (bytes % 4) {
-    uint32_t w = 0;
-    memcpy(&w, p + 4 * nw, bytes % 4);
-    sum += cl1_mix64(((uint64_t)nw << 32) ^ w);
-  }
-  return sum;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "eval/compile.h"
-#include "eval/peaks.h"
+#include "peaks/peaks.h"
 
 static const char usage[] =
     "usage: cudal1 gpu peaks [--force] [--json] [--cache DIR]\n"

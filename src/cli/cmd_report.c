@@ -6,7 +6,7 @@
 #include <string.h>
 #include "cli.h"
 #include "base/file.h"
-#include "loop/report.h"
+#include "report/report.h"
 
 static const char usage[] =
     "usage: cudal1 report [--db PATH] [--run ID|latest] [--shapes test|small|large]\n"

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "eval/worker.h"
 
 static const char usage[] =
     "cudal1 — a CUDA optimizer driven by a language model, with a hardened evaluator\n"
@@ -71,7 +70,11 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
-  if (!strcmp(cmd, "__worker")) return cl1_worker_main();
+  if (!strcmp(cmd, "__worker")) {  /* CUDAL1_WORKER pointed at this binary, as before issue 19 */
+    fputs("cudal1: the worker is its own program now: point CUDAL1_WORKER at cudal1-worker "
+          "(built beside cudal1), or unset it\n", stderr);
+    return 2;
+  }
   if (!strcmp(cmd, "eval")) return cl1_cmd_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "task")) return cl1_cmd_task(argc - 1, argv + 1);
   if (!strcmp(cmd, "suite")) return cl1_cmd_suite(argc - 1, argv + 1);

@@ -8,7 +8,7 @@
 #define CL1_COMPILE_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "backend.h"
+#include "../worker/backend.h"
 #include "../base/err.h"
 
 /* The solution's language; AUTO = by file extension for files (.c C, .cu CUDA), by backend for

@@ -16,7 +16,7 @@
 #include "../base/proc.h"
 #include "compile.h"
 #include "doctor_int.h"
-#include "dev.h"
+#include "../worker/dev.h"
 
 
 /* What a run learned that later probes compare against. */

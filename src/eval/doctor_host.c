@@ -97,14 +97,14 @@ static void probe_worker(cl1_doctor_report *r) {
   const char *env = getenv("CUDAL1_WORKER");
   const char *from = env && *env ? " ($CUDAL1_WORKER)" : "";
   if (cl1_worker_exe(exe, sizeof exe, &err))
-    cl1_doctor_add(r, "worker", "worker binary", CL1_DOCTOR_MISSING, CL1_DOCTOR_NEED_ALL,
-                   "set CUDAL1_WORKER to the cudal1 binary", "%s", err.msg);
+    cl1_doctor_add(r, "worker", "worker program", CL1_DOCTOR_MISSING, CL1_DOCTOR_NEED_ALL,
+                   "build cudal1-worker (make) or set CUDAL1_WORKER to it", "%s", err.msg);
   else if (access(exe, X_OK))
-    cl1_doctor_add(r, "worker", "worker binary", CL1_DOCTOR_MISSING, CL1_DOCTOR_NEED_ALL,
-                   "set CUDAL1_WORKER to the cudal1 binary, or unset it",
+    cl1_doctor_add(r, "worker", "worker program", CL1_DOCTOR_MISSING, CL1_DOCTOR_NEED_ALL,
+                   "set CUDAL1_WORKER to the cudal1-worker program, or unset it",
                    "%s%s: %s", exe, from, strerror(errno));
   else
-    cl1_doctor_add(r, "worker", "worker binary", CL1_DOCTOR_OK, CL1_DOCTOR_NEED_ALL, NULL,
+    cl1_doctor_add(r, "worker", "worker program", CL1_DOCTOR_OK, CL1_DOCTOR_NEED_ALL, NULL,
                    "%s%s", exe, from);
 }
 

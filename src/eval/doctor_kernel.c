@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "doctor_int.h"
 #include "eval.h"
-#include "sandbox.h"
+#include "../worker/sandbox.h"
 
 typedef int (*child_fn)(void *arg, char *msg, size_t n);
 

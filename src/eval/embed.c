@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compile.h"
-#include "dev.h"
+#include "../worker/dev.h"
 #include "../base/err.h"
 #include "../task/task.h"
 

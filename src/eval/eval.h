@@ -6,7 +6,7 @@
 #define CL1_EVAL_H
 #include <stdbool.h>
 #include <stdint.h>
-#include "backend.h"
+#include "../worker/backend.h"
 #include "reward.h"
 #include "stats.h"
 #include "../base/err.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include "compile.h"
 #include "../base/file.h"
-#include "dev.h"
+#include "../worker/dev.h"
 #include "../base/npy.h"
 #include "../task/task.h"
 

@@ -4,7 +4,7 @@
 #ifndef CL1_EXPORT_H
 #define CL1_EXPORT_H
 #include <stdint.h>
-#include "backend.h"
+#include "../worker/backend.h"
 #include "../base/err.h"
 
 /* Seeds: params use `seed`, inputs `seed + 1` (documented in meta.json). `variant` is a

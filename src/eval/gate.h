@@ -7,7 +7,7 @@
 #define CL1_GATE_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "backend.h"
+#include "../worker/backend.h"
 #include "../base/err.h"
 
 #define CL1_GATE_MAX_SOURCE (256 * 1024)

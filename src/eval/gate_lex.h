@@ -5,7 +5,7 @@
 #define CL1_GATE_LEX_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "backend.h"
+#include "../worker/backend.h"
 
 enum { LX_TRIGRAPHS = 1, LX_WS_SPLICE = 2, LX_CXX = 4 };
 

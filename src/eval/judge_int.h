@@ -9,7 +9,7 @@
 #include "eval.h"
 #include "judge_proc.h"
 #include "verify.h"
-#include "worker.h"
+#include "../worker/worker.h"
 #include "../task/task.h"
 
 #define MAX_TIME_SETS (CL1_WORKER_SLOTS - CL1_WORKER_TIME_SLOT)

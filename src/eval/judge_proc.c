@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "proto.h"
+#include "../worker/proto.h"
 #include "../base/proc.h"
-#include "worker.h"
+#include "../worker/worker.h"
 
 int cl1_worker_exe(char *out, size_t n, cl1_err *err) {
   const char *env = getenv("CUDAL1_WORKER");
@@ -27,18 +27,17 @@ int cl1_worker_exe(char *out, size_t n, cl1_err *err) {
   if (k <= 0) return cl1_err_set(err, "cannot read /proc/self/exe");
   self[k] = 0;
   char *slash = strrchr(self, '/');
-  if (slash && !strcmp(slash + 1, "cudal1")) {
-    snprintf(out, n, "%s", self);
-    return 0;
-  }
-  if (slash) *slash = 0;
-  /* Tests run from build/tests/: the binary is one or two folders up. */
-  const char *cands[] = {"%s/cudal1", "%s/../cudal1", "%s/../../cudal1"};
+  if (!slash) return cl1_err_set(err, "/proc/self/exe is not a path: %s", self);
+  *slash = 0;
+  /* Beside the cudal1 binary; tests and benchmarks run from build/tests/, build/tests/gpu/ and
+     build/bench/: one or two folders below it. */
+  const char *cands[] = {"%s/cudal1-worker", "%s/../cudal1-worker", "%s/../../cudal1-worker"};
   for (int i = 0; i < 3; i++) {
     snprintf(out, n, cands[i], self);
     if (access(out, X_OK) == 0) return 0;
   }
-  return cl1_err_set(err, "cannot find the cudal1 binary for workers (set CUDAL1_WORKER)");
+  return cl1_err_set(err, "cannot find the worker program cudal1-worker beside %s "
+                          "(set CUDAL1_WORKER to it)", self);
 }
 
 static void rm_tree(const char *dir) {
@@ -127,7 +126,7 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
     dup2(c, CL1_WORKER_FD_SHM);
     for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++)
       if (fd != x) close(fd);
-    execl(exe, "cudal1", "__worker", (char *)NULL);
+    execl(exe, "cudal1-worker", (char *)NULL);
     e = errno;
     if (write(x, &e, sizeof e) < 0) _exit(121);
     _exit(121);

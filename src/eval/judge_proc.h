@@ -36,7 +36,7 @@ typedef struct {
   bool quit_sent;      /* cl1_wproc_quit: close waits for the reply instead of asking */
 } cl1_wproc;
 
-/* Starts `exe __worker` with a memfd of shm_bytes. */
+/* Starts the worker program exe with a memfd of shm_bytes. */
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
                     cl1_err *err);
 /* Sends a request and waits for its reply (*reply owned by the caller, NULL unless OK). */
@@ -53,6 +53,7 @@ void cl1_wproc_quit(cl1_wproc *w);
 void cl1_wproc_close(cl1_wproc *w);
 /* The last `n` bytes of the worker's stdout/stderr log. */
 void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n);
-/* The folder holding the cudal1 binary used for workers ($CUDAL1_WORKER overrides the file). */
+/* The worker program, build/cudal1-worker, found beside the running binary ($CUDAL1_WORKER
+ * overrides it). */
 int cl1_worker_exe(char *out, size_t n, cl1_err *err);
 #endif

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "judge_int.h"
-#include "proto.h"
+#include "../worker/proto.h"
 
 /* One timed call. The request says nothing of whether its outputs will be compared: that is
  * asked afterwards (fetch_both), so nothing the candidate can read before or during the call

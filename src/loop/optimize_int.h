@@ -5,7 +5,7 @@
 #include <assert.h>
 #include <pthread.h>
 #include "optimize.h"
-#include "../eval/backend.h"
+#include "../worker/backend.h"
 #include "../store/store.h"
 #include "../task/task.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 extern "C" {
-#include "eval/peaks.h"
+#include "peaks.h"
 }
 
 #define PK_CUDA(x)                                                                      \

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "compile.h"
+#include "../eval/compile.h"
 #include "../base/file.h"
 
 int cl1_peaks_path(const char *cache_dir, const char *device, char *out, size_t n, cl1_err *err) {

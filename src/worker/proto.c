@@ -1,5 +1,6 @@
 /* proto.c — framing for the judge/worker pipes (see proto.h). */
 #include "proto.h"
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ static int write_all(int fd, const void *buf, size_t n) {
 int cl1_proto_send(int fd, uint32_t type, const char *json, cl1_err *err) {
   size_t len = json ? strlen(json) : 0;
   if (len > CL1_PROTO_MAX) return cl1_err_set(err, "protocol: frame of %zu bytes too large", len);
+  assert(json || !len);
   uint32_t hdr[3] = {CL1_PROTO_MAGIC, type, (uint32_t)len};
   /* One write for the whole frame, so a reader rarely sees half of one. */
   char stackbuf[4096], *buf = len + 12 <= sizeof stackbuf ? stackbuf : malloc(len + 12);
@@ -53,6 +55,7 @@ static int read_exact(int fd, void *buf, size_t n, double deadline_ms, size_t *g
     if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (r <= 0) return -1;
     *got += (size_t)r;
+    assert(*got <= n); /* read() never returns more than asked */
   }
   return 0;
 }
@@ -80,6 +83,7 @@ int cl1_proto_recv(int fd, int timeout_ms, uint32_t *type, char **json, cl1_err 
     got += more;
   }
   if (rc == -2) return cl1_err_set(err, "protocol: truncated frame header (%zu of 12 bytes)", got);
+  assert(rc != 0 || got == sizeof hdr);
   if (rc) {
     if (got == 0) return cl1_err_set(err, "protocol: peer closed the pipe");
     return cl1_err_set(err, "protocol: truncated frame header (%zu of 12 bytes)", got);

@@ -4,7 +4,7 @@
  * sample/evaluation/round counts, the baselines' times, and the per-round best speedups.
  * Queries follow the store's schema v1 (the contract in the design notes), not src/store's API. */
 #include "report_int.h"
-#include "baselines.h"
+#include "../loop/baselines.h"
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <errno.h>

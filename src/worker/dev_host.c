@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../base/hash.h"
+#include "../base/checksum.h"
 #include "../base/llc.h"
 
 typedef struct { double t0; unsigned char *flushbuf; size_t flush_bytes; } host_impl;

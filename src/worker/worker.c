@@ -3,6 +3,7 @@
  * loaded. The worker reports facts (return codes, checksums, times, thread counts); the judge,
  * in another process, decides what they mean. */
 #include "worker.h"
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <limits.h>
@@ -58,6 +59,7 @@ typedef struct {
 } worker;
 
 size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
+  assert(in->n_outputs >= 0 && in->n_outputs <= CL1_TASK_MAX_TENSORS);
   size_t off = 0;
   for (int i = 0; i < in->n_outputs; i++) {
     offs[i] = off;
@@ -152,6 +154,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   const char *task = str(m, "task"), *shapes = str(m, "shapes"), *so = str(m, "so");
   const char *backend = str(m, "backend"), *role = str(m, "role");
   if (!task || !shapes || !so || !backend || !role) return cl1_err_set(err, "setup: missing field");
+  if (w->dev_open) return cl1_err_set(err, "setup: this worker is already set up");
   w->is_cand = !strcmp(role, "cand");
   w->warm_cache = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "warm_cache"));
   w->use_graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "graph"));
@@ -268,6 +271,7 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
 
 /* Generates the inputs of slot s from seed (allocating the slot on first use). */
 static int fill_slot(worker *w, int s, uint64_t seed, cl1_variant v, cl1_err *err) {
+  assert(s >= 0 && s < CL1_WORKER_SLOTS && w->dev_open);
   for (int i = 0; i < w->inst.n_inputs; i++) {
     if (!w->in_buf[s][i] && w->dev.alloc(&w->dev, w->inst.inputs[i].bytes, &w->in_buf[s][i], err))
       return -1;
@@ -280,11 +284,13 @@ static int fill_slot(worker *w, int s, uint64_t seed, cl1_variant v, cl1_err *er
 }
 
 static void bind_slot(worker *w, int s) {
+  assert(s >= 0 && s < CL1_WORKER_SLOTS);
   for (int i = 0; i < w->inst.n_inputs; i++)
     cl1_tensor_of(&w->in_t[i], &w->inst.inputs[i], w->in_buf[s][i]);
 }
 
 static int sums(worker *w, int s, uint64_t *in_sum, cl1_err *err) {
+  assert(s >= 0 && s < CL1_WORKER_SLOTS);
   for (int i = 0; i < w->inst.n_inputs; i++)
     if (w->dev.checksum(&w->dev, w->in_buf[s][i], w->inst.inputs[i].bytes, &in_sum[i], err))
       return -1;
@@ -297,19 +303,23 @@ static int poison_outputs(worker *w, cl1_err *err) {
   return 0;
 }
 
+/* region comes off the pipe: checked as data (a negative one once passed the bound check). */
 static int fetch(worker *w, int region, cl1_err *err) {
-  if ((size_t)(region + 1) * w->region_bytes > w->shm_bytes)
+  if (region < 0 || !w->shm || (size_t)region >= w->shm_bytes / w->region_bytes)
     return cl1_err_set(err, "fetch: region %d out of range", region);
-  for (int i = 0; i < w->inst.n_outputs; i++)
+  for (int i = 0; i < w->inst.n_outputs; i++) {
+    assert(w->offs[i] + w->inst.outputs[i].bytes <= w->region_bytes);
     if (w->dev.to_host(&w->dev, w->shm + (size_t)region * w->region_bytes + w->offs[i],
                        w->out_buf[i], w->inst.outputs[i].bytes, err))
       return -1;
+  }
   return 0;
 }
 
 /* One call of the solution on slot s inside the timed interval (outputs poisoned first unless
  * the caller already did, before its L2 flush). */
 static int timed_call(worker *w, int s, bool poisoned, bool empty, cJSON *out, cl1_err *err) {
+  assert(w->forward); /* requests other than SETUP wait for a loaded solution (main loop) */
   bind_slot(w, s);
   if (!poisoned && poison_outputs(w, err)) return -1;
   double ev = 0, wall = 0;
@@ -433,6 +443,11 @@ static int cmp_double(const void *a, const void *b) {
  * the hold, does not: it is timed without the hold). */
 static int do_warmup(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   int min_calls = (int)num(m, "min_calls", 3), n_sets = (int)num(m, "sets", 1);
+  if (n_sets < 1 || n_sets > CL1_WORKER_SLOTS - CL1_WORKER_TIME_SLOT)
+    return cl1_err_set(err, "warmup: sets %d out of range", n_sets);
+  for (int k = 0; k < n_sets; k++)
+    if (w->inst.n_inputs > 0 && !w->in_buf[CL1_WORKER_TIME_SLOT + k][0])
+      return cl1_err_set(err, "warmup: set %d not prepared", k);
   double min_ms = num(m, "min_ms", 25), t0 = cl1_now();
   int calls = 0;
   double host[64];
@@ -457,8 +472,10 @@ static int do_warmup(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
 
 static int do_trial(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   int k = (int)num(m, "set", 0), s = CL1_WORKER_TIME_SLOT + k;
-  if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS || !w->in_buf[s][0])
-    if (w->inst.n_inputs > 0) return cl1_err_set(err, "trial: set %d not prepared", k);
+  if (s < CL1_WORKER_TIME_SLOT || s >= CL1_WORKER_SLOTS)
+    return cl1_err_set(err, "trial: set %d out of range", k);
+  if (w->inst.n_inputs > 0 && !w->in_buf[s][0])
+    return cl1_err_set(err, "trial: set %d not prepared", k);
   /* fresh values for this trial (the judge sends both sides the same seed) */
   if (cJSON_GetObjectItemCaseSensitive(m, "seed") &&
       fill_slot(w, s, seed_of(m, "seed"), CL1_VARIANT_NONE, err))
@@ -500,7 +517,12 @@ int cl1_worker_main(void) {
     cJSON *out = cJSON_CreateObject();
     int r = 0;
     w->harness_failed = false;
+    /* Only a set-up worker (a solution loaded) runs calls: below, every request may assume it. */
+    bool ready = w->forward != NULL;
+    if (!ready && type != CL1_MSG_SETUP && type != CL1_MSG_PING && type != CL1_MSG_QUIT)
+      type = 0, r = cl1_err_set(&err, "request before a successful setup");
     switch (type) {
+    case 0: break;
     case CL1_MSG_SETUP:
       r = do_setup(w, m, &err);
       if (!r) {

@@ -6,7 +6,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* The checksum of cl1_checksum_host (base/hash.h) over device memory; result copied to *out.
+/* The checksum of cl1_checksum_host (base/checksum.h) over device memory; result copied to *out.
  * scratch: 8 bytes of device memory. Returns a cudaError_t value (0 = success). */
 int cl1_devk_checksum(const void *p, size_t bytes, void *scratch, uint64_t *out, void *stream);
 /* Evicts L2 by reading bytes of buf (all zeros) through it: the cache ends up holding clean

@@ -1,7 +1,7 @@
 /* worker.h — a worker process: loads a solution .so (the reference, trusted; or a candidate,
  * sandboxed) and serves the judge's requests over the protocol (proto.h): params sets, verified
- * calls whose outputs go to shared memory, and timed trials. Runs as `cudal1 __worker` with the
- * request pipe on fd 3, the reply pipe on fd 4 and the shared-memory memfd on fd 5. */
+ * calls whose outputs go to shared memory, and timed trials. Runs as the cudal1-worker program
+ * (main.c) with the request pipe on fd 3, the reply pipe on fd 4 and the shared memory on fd 5. */
 #ifndef CL1_WORKER_H
 #define CL1_WORKER_H
 #include <stddef.h>

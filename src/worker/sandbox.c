@@ -16,6 +16,7 @@
  * the driver's own threads. */
 #include "sandbox.h"
 #include <dirent.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -78,6 +79,7 @@ static int limit(int res, rlim_t soft, rlim_t hard, const char *name, cl1_err *e
 }
 
 static int set_limits(const cl1_sandbox_opts *o, cl1_err *err) {
+  assert(o->backend == CL1_BACKEND_HOST || o->backend == CL1_BACKEND_CUDA);
   if (o->backend == CL1_BACKEND_HOST && o->mem_limit_bytes &&
       limit(RLIMIT_AS, o->mem_limit_bytes, o->mem_limit_bytes, "AS", err))
     return -1;
@@ -227,6 +229,7 @@ static int confine_others(int rs, cl1_err *err) {
       for (int i = 0; i < n_done && !seen; i++) seen = done[i] == tid;
       if (seen) continue;
       if (n_done == 256) { rc = cl1_err_set(err, "sandbox: too many threads"); break; }
+      assert(n_done < 256);
       fresh = 1;
       g_confine_done = 0;
       if (syscall(SYS_tgkill, self, tid, sig)) {
@@ -248,6 +251,7 @@ static int confine_others(int rs, cl1_err *err) {
     closedir(d);
   }
   sigaction(sig, &old, NULL);
+  assert(n_done <= 256);
   g_confine_rs = -1;
   return rc;
 }
