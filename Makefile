@@ -28,6 +28,8 @@ WORKER_CU:= $(wildcard src/worker/*.cu)
 LIB_C   := $(BASE_C) $(TASK_C) $(WORKER_C) \
            $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c)
 LIB_CU  := $(TASK_CU) $(WORKER_CU) $(wildcard src/eval/*.cu)
+OPS_C   := $(wildcard src/ops/*.c)
+OPS_CU  := $(wildcard src/ops/*.cu)
 CLI_C   := $(wildcard src/cli/*.c)
 TEST_C  := $(wildcard tests/test_*.c)
 GTEST_C := $(wildcard tests/gpu/test_*.c)
