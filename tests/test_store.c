@@ -6,38 +6,17 @@
  * solution gives its speedup, run restriction); samples with pending ones re-listed; the
  * one-transaction record of an evaluated sample; four threads sharing one store; and a writer
  * killed with SIGKILL twenty times at random moments, after which the file is intact, nothing
- * committed is lost, no sample is half-recorded and at most the sample in flight is pending. */
+ * committed is lost, no sample is half-recorded and at most the sample in flight is pending.
+ * Every test gets a fresh store from store_fixture.h. */
 #include "harness.h"
-#include <dirent.h>
+#include "store_fixture.h"
 #include <pthread.h>
 #include <math.h>
 #include <sqlite3.h>
 #include "store/store.h"
 #include "store/store_int.h"
 
-#define TASK "level1/19_ReLU"
-
-/* A fresh folder for one test and its database path; rm_dir removes both. */
-static char *db_in_new_dir(char *path, size_t n) {
-  char *d = th_tmpdir();
-  assert_non_null(d);
-  snprintf(path, n, "%s/cudal1.db", d);
-  return d;
-}
-
-static void rm_dir(const char *d) {
-  DIR *dir = opendir(d);
-  assert_non_null(dir);
-  struct dirent *e;
-  char p[512];
-  while ((e = readdir(dir)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(p, sizeof p, "%s/%s", d, e->d_name);
-      assert_int_equal(unlink(p), 0);
-    }
-  closedir(dir);
-  assert_int_equal(rmdir(d), 0);
-}
+#define TASK TH_TASK
 
 /* The one integer a query returns (-1 when it returns no row). */
 static int64_t q_int(cl1_store *s, const char *sql) {
@@ -82,24 +61,14 @@ static cl1_store_eval ev(const char *verdict, double speedup, const char *shapes
   return e;
 }
 
-/* A store with TASK and one run; returns the run id. */
-static int64_t setup(cl1_store *s) {
-  cl1_err err = {{0}};
-  int64_t run;
-  assert_int_equal(cl1_store_task_put(s, TASK, 1, "19_ReLU", false, &err), 0);
-  assert_int_equal(cl1_store_run_create(s, "{\"rounds\":2}", "replay", NULL, "cuda", "small",
-                                        &run, &err), 0);
-  return run;
-}
+/* ---- schema, open refusals, migrations ------------------------------------------------------ */
 
 static void test_schema_create_reopen(void **state) {
-  (void)state;
-  char path[300], buf[64];
-  char *d = db_in_new_dir(path, sizeof path);
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  char buf[64];
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  assert_string_equal(cl1_store_path(s), path);
+  assert_string_equal(cl1_store_path(s), f->path);
   snprintf(buf + 32, 32, "%d", CL1_STORE_SCHEMA_VERSION);
   char want[32];
   snprintf(want, sizeof want, "%s", buf + 32);
@@ -119,71 +88,75 @@ static void test_schema_create_reopen(void **state) {
   assert_int_equal(q_int(s, "SELECT degenerate FROM tasks WHERE id='" TASK "'"), 1);
   assert_int_equal(cl1_store_task_put(s, "", 1, "x", false, &err), -1);
   assert_non_null(strstr(err.msg, "no task id"));
-  cl1_store_close(s);
+  th_store_close(f);
   /* reopening changes nothing */
   for (int i = 0; i < 2; i++) {
-    assert_int_equal(cl1_store_open(path, &s, &err), 0);
-    assert_int_equal(q_int(s, "SELECT count(*) FROM tasks"), 1);
-    assert_int_equal(q_int(s, "SELECT count(*) FROM meta"), 1);
+    assert_int_equal(cl1_store_open(f->path, &f->s, &err), 0);
+    assert_int_equal(q_int(f->s, "SELECT count(*) FROM tasks"), 1);
+    assert_int_equal(q_int(f->s, "SELECT count(*) FROM meta"), 1);
     int v;
-    assert_int_equal(cl1_store_version(s, &v, &err), 0);
+    assert_int_equal(cl1_store_version(f->s, &v, &err), 0);
     assert_int_equal(v, CL1_STORE_SCHEMA_VERSION);
-    cl1_store_close(s);
+    th_store_close(f);
   }
-  rm_dir(d);
 }
 
-static void test_refusals(void **state) {
-  (void)state;
-  char path[300], other[300], msg[64];
-  char *d = db_in_new_dir(path, sizeof path);
+/* A store from a newer cudal1, or with a version that is not a number, is refused by name. */
+static void test_open_refuses_newer_or_unreadable_schema_version(void **state) {
+  th_store *f = *state;
+  char msg[64];
   cl1_err err = {{0}};
   cl1_store *s = NULL;
-  /* a store from a newer cudal1 */
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  cl1_store_close(s);
-  raw_exec(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
-  assert_int_equal(cl1_store_open(path, &s, &err), -1);
+  th_store_close(f);
+  raw_exec(f->path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+  assert_int_equal(cl1_store_open(f->path, &s, &err), -1);
   assert_null(s);
-  assert_non_null(strstr(err.msg, path));
+  assert_non_null(strstr(err.msg, f->path));
   snprintf(msg, sizeof msg, "schema version 7");
   assert_non_null(strstr(err.msg, msg));
   snprintf(msg, sizeof msg, "up to %d", CL1_STORE_SCHEMA_VERSION);
   assert_non_null(strstr(err.msg, msg));
-  /* a version that is not a number */
-  raw_exec(path, "UPDATE meta SET value = 'x1' WHERE key = 'schema_version'");
-  assert_int_equal(cl1_store_open(path, &s, &err), -1);
+  raw_exec(f->path, "UPDATE meta SET value = 'x1' WHERE key = 'schema_version'");
+  assert_int_equal(cl1_store_open(f->path, &s, &err), -1);
   assert_non_null(strstr(err.msg, "'x1'"));
-  /* a text file */
-  snprintf(other, sizeof other, "%s/notes.txt", d);
+}
+
+/* A text file and a SQLite file of something else are refused, each naming the file. */
+static void test_open_refuses_files_that_are_not_a_store(void **state) {
+  th_store *f = *state;
+  char other[300];
+  cl1_err err = {{0}};
+  cl1_store *s = NULL;
+  snprintf(other, sizeof other, "%s/notes.txt", f->dir);
   assert_int_equal(th_write(other, "these are not the pages of a database, just some words that "
                                    "are long enough to fill a header and then some more\n"),
                    0);
   assert_int_equal(cl1_store_open(other, &s, &err), -1);
   assert_non_null(strstr(err.msg, other));
   assert_non_null(strstr(err.msg, "not a SQLite database"));
-  /* a SQLite file of something else */
-  snprintf(other, sizeof other, "%s/other.db", d);
+  snprintf(other, sizeof other, "%s/other.db", f->dir);
   raw_exec(other, "CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT)");
   assert_int_equal(cl1_store_open(other, &s, &err), -1);
   assert_non_null(strstr(err.msg, other));
   assert_non_null(strstr(err.msg, "not a cudal1 store"));
-  /* a folder that does not exist */
-  snprintf(other, sizeof other, "%s/no/such/dir/x.db", d);
+}
+
+static void test_open_refuses_a_folder_that_does_not_exist(void **state) {
+  th_store *f = *state;
+  char other[300];
+  cl1_err err = {{0}};
+  cl1_store *s = NULL;
+  snprintf(other, sizeof other, "%s/no/such/dir/x.db", f->dir);
   assert_int_equal(cl1_store_open(other, &s, &err), -1);
   assert_non_null(strstr(err.msg, other));
-  rm_dir(d);
 }
 
 /* The runner applies later steps one transaction each; a failing step leaves no trace. */
-static void test_migration_steps(void **state) {
-  (void)state;
-  char path[300];
-  char *d = db_in_new_dir(path, sizeof path);
+static void test_migration_applies_later_steps_and_rolls_back_a_failing_one(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  assert_int_equal(cl1_store_task_put(s, TASK, 1, "19_ReLU", false, &err), 0);
+  th_store_seed_task(s, TASK, "19_ReLU");
   int v;
   /* the file is at V: the test's steps up to V must not run, step V+1 does */
   enum { V = CL1_STORE_SCHEMA_VERSION };
@@ -209,24 +182,20 @@ static void test_migration_steps(void **state) {
   assert_int_equal(q_int(s, "SELECT count(*) FROM sqlite_master WHERE name='half'"), 0);
   /* the store still works after the failed migration */
   assert_int_equal(cl1_store_task_put(s, "level1/1_x", 1, "1_x", false, &err), 0);
-  cl1_store_close(s);
+  th_store_close(f);
   /* this cudal1 knows only versions up to V */
-  assert_int_equal(cl1_store_open(path, &s, &err), -1);
+  assert_int_equal(cl1_store_open(f->path, &f->s, &err), -1);
   snprintf(msg, sizeof msg, "schema version %d", V + 1);
   assert_non_null(strstr(err.msg, msg));
-  rm_dir(d);
 }
 
 /* A batch of baseline rows is all or nothing: the second row's task is not in the store, so the
  * first row is not written either; a good batch writes every row. */
-static void test_baselines_batch(void **state) {
-  (void)state;
-  char path[300];
-  char *d = db_in_new_dir(path, sizeof path);
+static void test_baselines_batch_is_all_or_nothing(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  assert_int_equal(cl1_store_task_put(s, TASK, 1, "19_ReLU", false, &err), 0);
+  th_store_seed_task(s, TASK, "19_ReLU");
   cl1_store_baseline rows[2] = {
       {.task_id = TASK, .shapes = "small", .name = "eager", .status = "ok", .median_ms = 0.5,
        .ref_ms = 0.4, .ci_rel = 0.01},
@@ -241,21 +210,19 @@ static void test_baselines_batch(void **state) {
   assert_int_equal(cl1_store_baselines_put(s, rows, 2, &err), 0);
   assert_int_equal(q_int(s, "SELECT count(*) FROM baselines WHERE status='ok'"), 1);
   assert_int_equal(q_int(s, "SELECT count(*) FROM baselines WHERE status='capture_failed'"), 1);
-  cl1_store_close(s);
-  rm_dir(d);
 }
 
-static void test_runs_rounds(void **state) {
-  (void)state;
-  char path[300], status[16];
-  char *d = db_in_new_dir(path, sizeof path);
+/* ---- runs and rounds ------------------------------------------------------------------------ */
+
+/* An empty store has no latest run; a new run is the latest and keeps what it was created with. */
+static void test_run_create_keeps_fields_and_newest_is_latest(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
   int64_t latest, r1, r2;
   assert_int_equal(cl1_store_run_latest(s, &latest, &err), 0);
   assert_int_equal(latest, 0);
-  r1 = setup(s);
+  r1 = th_store_seed_task_run(s);
   assert_int_equal(cl1_store_run_create(s, "{}", "openai", "qwen", "host", "test", &r2, &err), 0);
   assert_true(r2 > r1);
   assert_int_equal(cl1_store_run_latest(s, &latest, &err), 0);
@@ -271,6 +238,15 @@ static void test_runs_rounds(void **state) {
   assert_int_equal(strlen(run.started_at), 24); /* 2025-01-02T03:04:05.678Z */
   assert_null(run.finished_at);
   cl1_store_run_free(&run);
+}
+
+/* Interrupting a run stamps finished_at; resuming it (running again) clears the stamp. */
+static void test_run_interrupted_then_resumed_clears_finished_at(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  int64_t r1 = th_store_seed_task_run(s);
+  cl1_store_run run;
   assert_int_equal(cl1_store_run_set_status(s, r1, "interrupted", &err), 0);
   assert_int_equal(cl1_store_run_get(s, r1, &run, &err), 0);
   assert_string_equal(run.status, "interrupted");
@@ -280,6 +256,15 @@ static void test_runs_rounds(void **state) {
   assert_int_equal(cl1_store_run_get(s, r1, &run, &err), 0);
   assert_null(run.finished_at);
   cl1_store_run_free(&run);
+}
+
+/* Unknown statuses, runs, devices and shape sets are refused, each named. */
+static void test_run_refuses_unknown_status_run_device_and_shapes(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  int64_t r1 = th_store_seed_task_run(s), r2;
+  cl1_store_run run;
   assert_int_equal(cl1_store_run_set_status(s, r1, "paused", &err), -1);
   assert_non_null(strstr(err.msg, "paused"));
   assert_int_equal(cl1_store_run_set_status(s, 999, "done", &err), -1);
@@ -290,9 +275,15 @@ static void test_runs_rounds(void **state) {
   assert_non_null(strstr(err.msg, "tpu"));
   assert_int_equal(cl1_store_run_create(s, "{}", "replay", NULL, "cuda", "huge", &r2, &err), -1);
   assert_non_null(strstr(err.msg, "huge"));
+}
 
-  /* rounds: absent, then get-or-create, then closed */
-  int64_t rid, rid2, found;
+/* A round is absent until opened; opening it again (a resume) returns the same round. */
+static void test_round_open_is_get_or_create(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  char status[16];
+  int64_t r1 = th_store_seed_task_run(s), rid, rid2, found;
   assert_int_equal(cl1_store_round_status(s, r1, TASK, 1, status, &found, &err), 0);
   assert_string_equal(status, "");
   assert_int_equal(found, 0);
@@ -304,6 +295,16 @@ static void test_runs_rounds(void **state) {
   assert_int_equal(cl1_store_round_status(s, r1, TASK, 1, status, &found, &err), 0);
   assert_string_equal(status, "open");
   assert_int_equal(found, rid);
+}
+
+/* Closing a round records its best speedup (none: NULL) and is final: reopening does not reopen. */
+static void test_round_close_records_best_and_stays_done(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  char status[16];
+  int64_t r1 = th_store_seed_task_run(s), rid2, found;
+  int64_t rid = th_store_seed_round(s, r1, 1);
   assert_int_equal(cl1_store_round_close(s, rid, 2.5, &err), 0);
   assert_int_equal(cl1_store_round_open(s, r1, TASK, 1, &rid2, &err), 0);
   assert_int_equal(rid2, rid);
@@ -315,23 +316,30 @@ static void test_runs_rounds(void **state) {
   assert_int_equal(cl1_store_round_close(s, rid, -1, &err), 0);
   assert_string_equal(q_text(s, sql, buf, 64), "");
   assert_int_equal(q_int(s, "SELECT count(*) FROM rounds WHERE finished_at IS NOT NULL"), 1);
+}
+
+static void test_round_refuses_unknown_round_or_run_and_round_zero(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  int64_t r1 = th_store_seed_task_run(s), rid2;
+  th_store_seed_round(s, r1, 1);
   assert_int_equal(cl1_store_round_close(s, 999, 1, &err), -1);
   assert_non_null(strstr(err.msg, "round 999"));
   assert_int_equal(cl1_store_round_open(s, 999, TASK, 1, &rid2, &err), -1); /* no such run */
   assert_non_null(strstr(err.msg, "FOREIGN KEY"));
   assert_int_equal(cl1_store_round_open(s, r1, TASK, 0, &rid2, &err), -1);
-  cl1_store_close(s);
-  rm_dir(d);
 }
 
-static void test_solution_dedup(void **state) {
-  (void)state;
-  char path[300], buf[128];
-  char *d = db_in_new_dir(path, sizeof path);
+/* ---- solutions ------------------------------------------------------------------------------ */
+
+/* One row per (task, backend, SHA-256 of the source): the first put's origin and run stay. */
+static void test_solution_put_dedups_by_content_hash(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  char buf[128];
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  int64_t run = setup(s), a, b, c, h;
+  int64_t run = th_store_seed_task_run(s), a, b, c, h;
   bool existed = true;
   const int64_t parents[] = {3, 5};
   assert_int_equal(cl1_store_solution_put(s, TASK, "cuda", "abc", "generated", parents, 2, run, &a,
@@ -361,7 +369,17 @@ static void test_solution_dedup(void **state) {
   free(src);
   assert_int_equal(cl1_store_solution_source(s, 999, &src, &err), -1);
   assert_non_null(strstr(err.msg, "solution 999"));
-  /* refusals name the cause */
+  assert_int_equal(q_int(s, "SELECT count(*) FROM solutions"), 3);
+}
+
+/* Refusals name the cause (task, origin, backend, run) and store nothing. */
+static void test_solution_put_refusals_name_the_cause(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  int64_t b;
+  bool existed;
+  th_store_seed_task_run(s);
   assert_int_equal(cl1_store_solution_put(s, "level9/none", "cuda", "x", "generated", NULL, 0, 0,
                                           &b, &existed, &err), -1);
   assert_non_null(strstr(err.msg, "task level9/none is not in the store"));
@@ -375,11 +393,11 @@ static void test_solution_dedup(void **state) {
                                           &existed, &err), -1);
   assert_int_equal(cl1_store_solution_put(s, TASK, "cuda", "x", "generated", NULL, 0, 999, &b,
                                           &existed, &err), -1); /* no run 999 */
-  assert_non_null(strstr(err.msg, path));
-  assert_int_equal(q_int(s, "SELECT count(*) FROM solutions"), 3);
-  cl1_store_close(s);
-  rm_dir(d);
+  assert_non_null(strstr(err.msg, f->path));
+  assert_int_equal(q_int(s, "SELECT count(*) FROM solutions"), 0);
 }
+
+/* ---- best and successes --------------------------------------------------------------------- */
 
 static int64_t put_sol(cl1_store *s, const char *backend, const char *src, int64_t run) {
   cl1_err err = {{0}};
@@ -406,90 +424,147 @@ static double success_of(const cl1_store_success *rows, int n, int64_t sol) {
   return -1;
 }
 
-static void test_best_successes(void **state) {
-  (void)state;
-  char path[300];
-  char *d = db_in_new_dir(path, sizeof path);
-  cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  int64_t run1 = setup(s), run2, sol, eid;
-  double sp;
-  assert_int_equal(cl1_store_run_create(s, "{}", "replay", NULL, "cuda", "small", &run2, &err), 0);
-  /* nothing yet: not an error */
-  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", 0, &sol, &sp, &err), 0);
-  assert_int_equal(sol, 0);
-  int64_t A = put_sol(s, "cuda", "A", run1), B = put_sol(s, "cuda", "B", run1),
-          C = put_sol(s, "cuda", "C", run2), D = put_sol(s, "host", "D", run1),
-          E = put_sol(s, "cuda", "E", run1);
-  put_ev(s, A, "pass", 2.0, "small");
-  put_ev(s, A, "pass", 1.5, "small");        /* A's latest pass: 1.5 */
-  put_ev(s, B, "incorrect", 0, "small");
-  put_ev(s, B, "pass", 3.0, "small");
-  put_ev(s, B, "hack:unstable", 9.0, "small"); /* latest, but not a pass */
-  put_ev(s, C, "incorrect", 0, "small");
-  put_ev(s, C, "compile_error", 0, "small");
-  put_ev(s, D, "pass", 10.0, "small");        /* another backend */
-  put_ev(s, E, "pass", 50.0, "large");        /* other shapes */
-  put_ev(s, E, "timeout", 0, "small");
+/* Two runs and five solutions of TASK with ten evaluations (EVALS) between them: A passes 2.0
+ * then 1.5, B passes 3.0 between a failure and a hack, C (run 2) never passes, D passes 10x on
+ * the host backend, E 50x on large shapes and times out on small. */
+typedef struct {
+  int64_t run1, run2, A, B, C, D, E;
+} scores;
+#define EVALS 10
 
+static scores seed_scores(cl1_store *s) {
+  cl1_err err = {{0}};
+  scores x;
+  x.run1 = th_store_seed_task_run(s);
+  assert_int_equal(cl1_store_run_create(s, "{}", "replay", NULL, "cuda", "small", &x.run2, &err),
+                   0);
+  x.A = put_sol(s, "cuda", "A", x.run1);
+  x.B = put_sol(s, "cuda", "B", x.run1);
+  x.C = put_sol(s, "cuda", "C", x.run2);
+  x.D = put_sol(s, "host", "D", x.run1);
+  x.E = put_sol(s, "cuda", "E", x.run1);
+  put_ev(s, x.A, "pass", 2.0, "small");
+  put_ev(s, x.A, "pass", 1.5, "small");          /* A's latest pass: 1.5 */
+  put_ev(s, x.B, "incorrect", 0, "small");
+  put_ev(s, x.B, "pass", 3.0, "small");
+  put_ev(s, x.B, "hack:unstable", 9.0, "small"); /* latest, but not a pass */
+  put_ev(s, x.C, "incorrect", 0, "small");
+  put_ev(s, x.C, "compile_error", 0, "small");
+  put_ev(s, x.D, "pass", 10.0, "small");         /* another backend */
+  put_ev(s, x.E, "pass", 50.0, "large");         /* other shapes */
+  put_ev(s, x.E, "timeout", 0, "small");
+  return x;
+}
+
+/* No passing evaluation yet is not an error: best is solution 0. */
+static void test_best_is_none_before_any_pass(void **state) {
+  th_store *f = *state;
+  cl1_err err = {{0}};
+  int64_t sol;
+  double sp;
+  th_store_seed_task_run(f->s);
+  assert_int_equal(cl1_store_best(f->s, TASK, "cuda", "small", 0, &sol, &sp, &err), 0);
+  assert_int_equal(sol, 0);
+}
+
+/* Best is the highest latest pass per task, backend and shape set; failures never count. */
+static void test_best_is_highest_pass_per_backend_and_shapes(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  scores x = seed_scores(s);
+  int64_t sol;
+  double sp;
   assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", 0, &sol, &sp, &err), 0);
-  assert_int_equal(sol, B);
+  assert_int_equal(sol, x.B);
   assert_true(sp == 3.0);
   assert_int_equal(cl1_store_best(s, TASK, "host", "small", 0, &sol, &sp, &err), 0);
-  assert_int_equal(sol, D);
+  assert_int_equal(sol, x.D);
   assert_int_equal(cl1_store_best(s, TASK, "cuda", "large", 0, &sol, &sp, &err), 0);
-  assert_int_equal(sol, E);
+  assert_int_equal(sol, x.E);
   assert_int_equal(cl1_store_best(s, "level1/1_other", "cuda", "small", 0, &sol, &sp, &err), 0);
   assert_int_equal(sol, 0);
-  /* run 2 produced only C, which never passed */
-  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", run2, &sol, &sp, &err), 0);
-  assert_int_equal(sol, 0);
-  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", run1, &sol, &sp, &err), 0);
-  assert_int_equal(sol, B);
+}
 
+static void test_best_restricted_to_a_run_sees_only_its_solutions(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  scores x = seed_scores(s);
+  int64_t sol;
+  double sp;
+  /* run 2 produced only C, which never passed */
+  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", x.run2, &sol, &sp, &err), 0);
+  assert_int_equal(sol, 0);
+  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", x.run1, &sol, &sp, &err), 0);
+  assert_int_equal(sol, x.B);
+}
+
+/* Successes: one row per solution with its latest pass, by solution id, with its source. */
+static void test_successes_list_each_solution_latest_pass(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  scores x = seed_scores(s);
   cl1_store_success *rows;
   int n;
   assert_int_equal(cl1_store_successes(s, TASK, "cuda", "small", &rows, &n, &err), 0);
   assert_int_equal(n, 2);
-  assert_int_equal(rows[0].solution_id, A); /* by solution id */
+  assert_int_equal(rows[0].solution_id, x.A); /* by solution id */
   assert_true(rows[0].speedup == 1.5);
   assert_string_equal(rows[0].source, "A");
-  assert_int_equal(rows[1].solution_id, B);
+  assert_int_equal(rows[1].solution_id, x.B);
   assert_true(rows[1].speedup == 3.0);
   cl1_store_successes_free(rows, n);
   assert_int_equal(cl1_store_successes(s, TASK, "cuda", "large", &rows, &n, &err), 0);
   assert_int_equal(n, 1);
-  assert_true(success_of(rows, n, E) == 50.0);
+  assert_true(success_of(rows, n, x.E) == 50.0);
   cl1_store_successes_free(rows, n);
   assert_int_equal(cl1_store_successes(s, TASK, "cuda", "test", &rows, &n, &err), 0);
   assert_int_equal(n, 0);
   assert_null(rows);
+}
 
-  /* run 2 re-discovers A (deduplicated: A stays run 1's) and measures 1.8: run 2's best */
-  int64_t rid, smp, sol2;
-  assert_int_equal(cl1_store_round_open(s, run2, TASK, 1, &rid, &err), 0);
+/* Run 2 re-discovers A (deduplicated: A stays run 1's) and measures 1.8: that is run 2's best and
+ * A's latest pass. */
+static void test_rediscovered_solution_is_best_of_the_new_run(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  scores x = seed_scores(s);
+  int64_t rid, smp, sol, sol2, eid;
+  double sp;
+  assert_int_equal(cl1_store_round_open(s, x.run2, TASK, 1, &rid, &err), 0);
   cl1_store_sample m = {.round_id = rid, .idx = 0, .prompt = "p", .status = "generated",
                         .code = "A", .gen_s = NAN};
   assert_int_equal(cl1_store_sample_add(s, &m, &smp, &err), 0);
   cl1_store_eval e = ev("pass", 1.8, "small");
   assert_int_equal(cl1_store_sample_record_eval(s, smp, "cuda", "A", "generated", &e, &sol2, &eid,
                                                 &err), 0);
-  assert_int_equal(sol2, A);
-  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", run2, &sol, &sp, &err), 0);
-  assert_int_equal(sol, A);
+  assert_int_equal(sol2, x.A);
+  assert_int_equal(cl1_store_best(s, TASK, "cuda", "small", x.run2, &sol, &sp, &err), 0);
+  assert_int_equal(sol, x.A);
   assert_true(sp == 1.8);
+  cl1_store_success *rows;
+  int n;
   assert_int_equal(cl1_store_successes(s, TASK, "cuda", "small", &rows, &n, &err), 0);
-  assert_true(success_of(rows, n, A) == 1.8); /* now A's latest pass */
+  assert_true(success_of(rows, n, x.A) == 1.8); /* now A's latest pass */
   cl1_store_successes_free(rows, n);
+}
 
-  /* evaluations that would corrupt the queries are refused */
-  e = ev("pass", NAN, "small");
-  e.solution_id = A;
+/* Evaluations that would corrupt the queries are refused. */
+static void test_eval_put_refuses_rows_that_would_corrupt_queries(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  scores x = seed_scores(s);
+  int64_t eid;
+  cl1_store_eval e = ev("pass", NAN, "small");
+  e.solution_id = x.A;
   assert_int_equal(cl1_store_eval_put(s, &e, &eid, &err), -1);
   assert_non_null(strstr(err.msg, "a pass with speedup"));
   e = ev("pass", 2.0, "small");
-  e.solution_id = A;
+  e.solution_id = x.A;
   e.task_id = "level1/1_other";
   assert_int_equal(cl1_store_eval_put(s, &e, &eid, &err), -1);
   assert_non_null(strstr(err.msg, "not a solution of task level1/1_other"));
@@ -501,13 +576,19 @@ static void test_best_successes(void **state) {
   e.protocol_json = NULL;
   assert_int_equal(cl1_store_eval_put(s, &e, &eid, &err), -1);
   assert_non_null(strstr(err.msg, "no protocol"));
-  /* NULL flags store '[]', NaN stores NULL */
-  assert_int_equal(q_int(s, "SELECT count(*) FROM evaluations WHERE flags = '[]' AND"
-                            " ref_ms IS NULL AND wall_s IS NULL"),
-                   11);
-  cl1_store_close(s);
-  rm_dir(d);
+  assert_int_equal(q_int(s, "SELECT count(*) FROM evaluations"), EVALS);
 }
+
+/* NULL flags store '[]', NaN stores NULL. */
+static void test_eval_put_stores_no_flags_as_empty_list_and_nan_as_null(void **state) {
+  th_store *f = *state;
+  seed_scores(f->s);
+  assert_int_equal(q_int(f->s, "SELECT count(*) FROM evaluations WHERE flags = '[]' AND"
+                               " ref_ms IS NULL AND wall_s IS NULL"),
+                   EVALS);
+}
+
+/* ---- samples -------------------------------------------------------------------------------- */
 
 static int64_t sample_status_is(cl1_store *s, int64_t id, const char *status) {
   char sql[200];
@@ -516,126 +597,210 @@ static int64_t sample_status_is(cl1_store *s, int64_t id, const char *status) {
   return q_int(s, sql);
 }
 
-static void test_samples(void **state) {
-  (void)state;
-  char path[300], buf[128];
-  char *d = db_in_new_dir(path, sizeof path);
-  cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  int64_t run = setup(s), rid, ids[5];
-  assert_int_equal(cl1_store_round_open(s, run, TASK, 1, &rid, &err), 0);
-  int64_t ex = put_sol(s, "cuda", "exemplar", 0);
+/* Round 1 of a run with an exemplar solution and five samples: 0 and 3 generated with code,
+ * 1 without a code block, 2 a generation error, 4 generated without code (truncated). */
+typedef struct {
+  int64_t run, rid, ex, ids[5];
   char exj[64];
-  snprintf(exj, sizeof exj, "[%lld]", (long long)ex);
-  cl1_store_sample m[5] = {
-      {rid, 0, "prompt", exj, "```cuda\nK0\n```", "thought", "stop", "generated", NULL, "fast",
-       "K0", 1.5},
-      {rid, 1, "prompt", exj, "no fence", NULL, "stop", "no_code", "no code block", NULL, NULL,
-       2.0},
-      {rid, 2, "prompt", NULL, NULL, NULL, NULL, "gen_error", "HTTP 500 after 5 tries", NULL,
+  cl1_store_sample m[5];
+} round_samples;
+
+static void seed_samples(cl1_store *s, round_samples *r) {
+  cl1_err err = {{0}};
+  r->run = th_store_seed_task_run(s);
+  r->rid = th_store_seed_round(s, r->run, 1);
+  r->ex = put_sol(s, "cuda", "exemplar", 0);
+  snprintf(r->exj, sizeof r->exj, "[%lld]", (long long)r->ex);
+  const cl1_store_sample m[5] = {
+      {r->rid, 0, "prompt", r->exj, "```cuda\nK0\n```", "thought", "stop", "generated", NULL,
+       "fast", "K0", 1.5},
+      {r->rid, 1, "prompt", r->exj, "no fence", NULL, "stop", "no_code", "no code block", NULL,
+       NULL, 2.0},
+      {r->rid, 2, "prompt", NULL, NULL, NULL, NULL, "gen_error", "HTTP 500 after 5 tries", NULL,
        NULL, NAN},
-      {rid, 3, "prompt", exj, "```cuda\nK3\n```", NULL, "stop", "generated", NULL, NULL, "K3",
-       1.0},
-      {rid, 4, "prompt", exj, "x", NULL, "length", "generated", NULL, NULL, NULL, 1.0},
+      {r->rid, 3, "prompt", r->exj, "```cuda\nK3\n```", NULL, "stop", "generated", NULL, NULL,
+       "K3", 1.0},
+      {r->rid, 4, "prompt", r->exj, "x", NULL, "length", "generated", NULL, NULL, NULL, 1.0},
   };
-  for (int i = 0; i < 5; i++) assert_int_equal(cl1_store_sample_add(s, &m[i], &ids[i], &err), 0);
+  memcpy(r->m, m, sizeof m);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(cl1_store_sample_add(s, &r->m[i], &r->ids[i], &err), 0);
+}
+
+/* The evaluation a sample is recorded with (its task taken from the sample). */
+static cl1_store_eval sample_ev(void) {
+  cl1_store_eval e = ev("pass", 2.0, "small");
+  e.task_id = NULL;
+  return e;
+}
+
+/* Generated samples count as pending; those with code are listed for (re-)evaluation. */
+static void test_samples_pending_lists_generated_ones_with_code(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  round_samples r;
+  seed_samples(s, &r);
   assert_int_equal(q_int(s, "SELECT count(*) FROM samples WHERE exemplar_ids = '[]'"), 1);
   int total, pending;
-  assert_int_equal(cl1_store_samples_count(s, rid, &total, &pending, &err), 0);
+  assert_int_equal(cl1_store_samples_count(s, r.rid, &total, &pending, &err), 0);
   assert_int_equal(total, 5);
   assert_int_equal(pending, 3);
   cl1_store_pending *p;
   int n;
-  assert_int_equal(cl1_store_samples_pending(s, run, &p, &n, &err), 0);
+  assert_int_equal(cl1_store_samples_pending(s, r.run, &p, &n, &err), 0);
   assert_int_equal(n, 2); /* sample 4 has no code */
-  assert_int_equal(p[0].sample_id, ids[0]);
-  assert_int_equal(p[0].round_id, rid);
+  assert_int_equal(p[0].sample_id, r.ids[0]);
+  assert_int_equal(p[0].round_id, r.rid);
   assert_int_equal(p[0].idx, 0);
   assert_string_equal(p[0].task_id, TASK);
   assert_string_equal(p[0].code, "K0");
-  assert_int_equal(p[1].sample_id, ids[3]);
+  assert_int_equal(p[1].sample_id, r.ids[3]);
   cl1_store_pending_free(p, n);
+}
 
-  /* record the evaluation of sample 0: solution (parents = its exemplars), evaluation, status */
-  cl1_store_eval e = ev("pass", 2.0, "small");
-  e.task_id = NULL; /* taken from the sample */
+/* Recording an evaluation stores the solution (its parents: the sample's exemplars, its run: the
+ * sample's), the evaluation, and the sample's status and links; a second record is refused. */
+static void test_sample_record_eval_links_solution_and_evaluation_once(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  char buf[128], sql[256], want[128];
+  round_samples r;
+  seed_samples(s, &r);
+  cl1_store_eval e = sample_ev();
   int64_t sol, eid;
-  assert_int_equal(cl1_store_sample_record_eval(s, ids[0], "cuda", "K0", "generated", &e, &sol,
+  assert_int_equal(cl1_store_sample_record_eval(s, r.ids[0], "cuda", "K0", "generated", &e, &sol,
                                                 &eid, &err), 0);
-  char sql[256];
   snprintf(sql, sizeof sql, "SELECT status || ' ' || solution_id || ' ' || evaluation_id FROM"
-                            " samples WHERE id = %lld", (long long)ids[0]);
-  char want[128];
+                            " samples WHERE id = %lld", (long long)r.ids[0]);
   snprintf(want, sizeof want, "evaluated %lld %lld", (long long)sol, (long long)eid);
   assert_string_equal(q_text(s, sql, buf, sizeof buf), want);
   snprintf(sql, sizeof sql, "SELECT parent_ids || run_id FROM solutions WHERE id = %lld",
            (long long)sol);
-  snprintf(want, sizeof want, "%s%lld", exj, (long long)run);
+  snprintf(want, sizeof want, "%s%lld", r.exj, (long long)r.run);
   assert_string_equal(q_text(s, sql, buf, sizeof buf), want);
   /* twice is refused, and leaves no second evaluation */
-  assert_int_equal(cl1_store_sample_record_eval(s, ids[0], "cuda", "K0", "generated", &e, &sol,
+  assert_int_equal(cl1_store_sample_record_eval(s, r.ids[0], "cuda", "K0", "generated", &e, &sol,
                                                 &eid, &err), -1);
   assert_non_null(strstr(err.msg, "'evaluated', not 'generated'"));
   assert_int_equal(q_int(s, "SELECT count(*) FROM evaluations"), 1);
-  /* a failure inside the transaction, after the solution went in, leaves nothing at all */
+}
+
+/* A failure inside the transaction, after the solution went in, leaves nothing at all; the
+ * message names the store. */
+static void test_sample_record_eval_failure_leaves_nothing(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  round_samples r;
+  seed_samples(s, &r);
+  cl1_store_eval e = sample_ev();
+  int64_t sol, eid;
+  int64_t solutions = q_int(s, "SELECT count(*) FROM solutions");
+  assert_int_equal(solutions, 1); /* the exemplar */
   assert_int_equal(sqlite3_exec(cl1_store_db(s),
                                 "CREATE TEMP TRIGGER boom BEFORE INSERT ON evaluations"
                                 " BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
                                 NULL, NULL, NULL),
                    SQLITE_OK);
-  assert_int_equal(cl1_store_sample_record_eval(s, ids[3], "cuda", "K3", "generated", &e, &sol,
+  assert_int_equal(cl1_store_sample_record_eval(s, r.ids[3], "cuda", "K3", "generated", &e, &sol,
                                                 &eid, &err), -1);
   assert_non_null(strstr(err.msg, "disk on fire"));
-  assert_non_null(strstr(err.msg, path));
-  assert_int_equal(q_int(s, "SELECT count(*) FROM solutions"), 2);
-  assert_int_equal(sample_status_is(s, ids[3], "generated"), 1);
-  assert_int_equal(sqlite3_exec(cl1_store_db(s), "DROP TRIGGER boom", NULL, NULL, NULL),
-                   SQLITE_OK);
+  assert_non_null(strstr(err.msg, f->path));
+  assert_int_equal(q_int(s, "SELECT count(*) FROM solutions"), solutions);
+  assert_int_equal(q_int(s, "SELECT count(*) FROM evaluations"), 0);
+  assert_int_equal(sample_status_is(s, r.ids[3], "generated"), 1);
+}
+
+static void test_sample_record_eval_refuses_another_task(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  round_samples r;
+  seed_samples(s, &r);
+  cl1_store_eval e = sample_ev();
   e.task_id = "level1/1_other";
-  assert_int_equal(cl1_store_sample_record_eval(s, ids[3], "cuda", "K3", "generated", &e, &sol,
+  int64_t sol, eid;
+  assert_int_equal(cl1_store_sample_record_eval(s, r.ids[3], "cuda", "K3", "generated", &e, &sol,
                                                 &eid, &err), -1);
   assert_non_null(strstr(err.msg, "the evaluation is of task level1/1_other"));
+  assert_int_equal(sample_status_is(s, r.ids[3], "generated"), 1);
+}
+
+/* A failing verdict is recorded with its flags, and evaluated samples leave the pending list. */
+static void test_sample_record_eval_keeps_failing_verdict_and_flags(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  round_samples r;
+  seed_samples(s, &r);
+  cl1_store_eval e = sample_ev();
+  int64_t sol, eid;
+  assert_int_equal(cl1_store_sample_record_eval(s, r.ids[0], "cuda", "K0", "generated", &e, &sol,
+                                                &eid, &err), 0);
   e.task_id = TASK;
   e.verdict = "compile_error";
   e.speedup = 0;
   e.message = "error: expected ';'";
   e.flags_json = "[\"slow_compile\"]";
-  assert_int_equal(cl1_store_sample_record_eval(s, ids[3], "cuda", "K3", "generated", &e, &sol,
+  assert_int_equal(cl1_store_sample_record_eval(s, r.ids[3], "cuda", "K3", "generated", &e, &sol,
                                                 &eid, &err), 0);
   assert_int_equal(q_int(s, "SELECT count(*) FROM evaluations WHERE flags = '[\"slow_compile\"]'"),
                    1);
-  assert_int_equal(cl1_store_samples_pending(s, run, &p, &n, &err), 0);
+  cl1_store_pending *p;
+  int n;
+  assert_int_equal(cl1_store_samples_pending(s, r.run, &p, &n, &err), 0);
   assert_int_equal(n, 0);
   assert_null(p);
-  /* sample 4 was truncated: the loop finishes it without an evaluation */
-  assert_int_equal(cl1_store_sample_finish(s, ids[4], "truncated", 0, 0, &err), 0);
-  assert_int_equal(cl1_store_samples_count(s, rid, &total, &pending, &err), 0);
+}
+
+/* A truncated sample is finished without an evaluation and is no longer pending; finishing needs
+ * a known sample, and an evaluated one a stored evaluation. */
+static void test_sample_finish_without_evaluation(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  round_samples r;
+  seed_samples(s, &r);
+  int total, pending;
+  assert_int_equal(cl1_store_sample_finish(s, r.ids[4], "truncated", 0, 0, &err), 0);
+  assert_int_equal(sample_status_is(s, r.ids[4], "truncated"), 1);
+  assert_int_equal(cl1_store_samples_count(s, r.rid, &total, &pending, &err), 0);
   assert_int_equal(total, 5);
-  assert_int_equal(pending, 0);
-  assert_int_equal(cl1_store_sample_finish(s, ids[4], "evaluated", 0, 0, &err), -1);
+  assert_int_equal(pending, 2); /* 0 and 3, not evaluated here */
+  assert_int_equal(cl1_store_sample_finish(s, r.ids[4], "evaluated", 0, 0, &err), -1);
   assert_int_equal(cl1_store_sample_finish(s, 999, "truncated", 0, 0, &err), -1);
   assert_non_null(strstr(err.msg, "sample 999"));
-  assert_int_equal(cl1_store_sample_finish(s, ids[4], "evaluated", sol, 999, &err), -1);
+  assert_int_equal(cl1_store_sample_finish(s, r.ids[4], "evaluated", r.ex, 999, &err), -1);
   assert_non_null(strstr(err.msg, "FOREIGN KEY"));
-  /* adds that are refused */
-  m[0].idx = 1; /* taken */
-  assert_int_equal(cl1_store_sample_add(s, &m[0], &ids[0], &err), -1);
+}
+
+/* Adds that are refused: a taken index, an unknown round, a status other than a generation's,
+ * no prompt; none is stored. */
+static void test_sample_add_refusals_store_nothing(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  round_samples r;
+  seed_samples(s, &r);
+  cl1_store_sample m = r.m[0];
+  int64_t id;
+  m.idx = 1; /* taken */
+  assert_int_equal(cl1_store_sample_add(s, &m, &id, &err), -1);
   assert_non_null(strstr(err.msg, "UNIQUE"));
-  m[0].idx = 9;
-  m[0].round_id = 999;
-  assert_int_equal(cl1_store_sample_add(s, &m[0], &ids[0], &err), -1);
+  m.idx = 9;
+  m.round_id = 999;
+  assert_int_equal(cl1_store_sample_add(s, &m, &id, &err), -1);
   assert_non_null(strstr(err.msg, "round 999 is not in the store"));
-  m[0].round_id = rid;
-  m[0].status = "evaluated";
-  assert_int_equal(cl1_store_sample_add(s, &m[0], &ids[0], &err), -1);
-  m[0].status = "generated";
-  m[0].prompt = NULL;
-  assert_int_equal(cl1_store_sample_add(s, &m[0], &ids[0], &err), -1);
+  m.round_id = r.rid;
+  m.status = "evaluated";
+  assert_int_equal(cl1_store_sample_add(s, &m, &id, &err), -1);
+  m.status = "generated";
+  m.prompt = NULL;
+  assert_int_equal(cl1_store_sample_add(s, &m, &id, &err), -1);
   assert_int_equal(q_int(s, "SELECT count(*) FROM samples"), 5);
   assert_int_equal(q_int(s, "SELECT count(*) FROM samples WHERE gen_s IS NULL"), 1);
-  cl1_store_close(s);
-  rm_dir(d);
 }
 
 /* ---- threads -------------------------------------------------------------------------------- */
@@ -671,15 +836,13 @@ static void *work(void *arg) {
   return NULL;
 }
 
-static void test_threads(void **state) {
-  (void)state;
-  char path[300];
-  char *d = db_in_new_dir(path, sizeof path);
+/* Four threads adding and recording samples through one store: nothing fails, nothing is lost. */
+static void test_threads_share_one_store(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  int64_t run = setup(s), rid;
-  assert_int_equal(cl1_store_round_open(s, run, TASK, 1, &rid, &err), 0);
+  int64_t run = th_store_seed_task_run(s);
+  int64_t rid = th_store_seed_round(s, run, 1);
   pthread_t th[THREADS];
   worker w[THREADS];
   for (int t = 0; t < THREADS; t++) {
@@ -703,10 +866,7 @@ static void test_threads(void **state) {
     snprintf(sql, sizeof sql, "SELECT count(*) FROM samples WHERE idx / 1000 = %d", t);
     assert_int_equal(q_int(s, sql), PER_THREAD);
   }
-  cl1_store_close(s);
-  rm_dir(d);
 }
-
 /* ---- kill -9 ------------------------------------------------------------------------------ */
 
 #define KILLS 20
@@ -783,15 +943,13 @@ static void check_after_kill(const char *path, int64_t run, const int64_t *repor
   cl1_store_close(s);
 }
 
-static void test_kill_durability(void **state) {
-  (void)state;
-  char path[300];
-  char *d = db_in_new_dir(path, sizeof path);
-  cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(path, &s, &err), 0);
-  int64_t run = setup(s);
-  cl1_store_close(s);
+/* Twenty writers killed with SIGKILL at random moments: the file stays intact, nothing committed
+ * is lost, nothing is half-recorded, and at most the sample in flight is left pending. */
+static void test_sigkill_during_writes_loses_nothing_committed(void **state) {
+  th_store *f = *state;
+  const char *path = f->path;
+  int64_t run = th_store_seed_task_run(f->s);
+  th_store_close(f);
   unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL);
   int64_t counts[3] = {0, 0, 0};
   static int64_t reports[1 << 16];
@@ -822,16 +980,40 @@ static void test_kill_durability(void **state) {
     check_after_kill(path, run, reports, n, counts);
   }
   assert_true(counts[1] >= KILLS); /* each child committed a sample, evaluated by now */
-  rm_dir(d);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_schema_create_reopen), cmocka_unit_test(test_refusals),
-      cmocka_unit_test(test_migration_steps),      cmocka_unit_test(test_runs_rounds),
-      cmocka_unit_test(test_solution_dedup),       cmocka_unit_test(test_best_successes),
-      cmocka_unit_test(test_samples),              cmocka_unit_test(test_threads),
-      cmocka_unit_test(test_kill_durability),      cmocka_unit_test(test_baselines_batch),
+      th_store_test(test_schema_create_reopen),
+      th_store_test(test_open_refuses_newer_or_unreadable_schema_version),
+      th_store_test(test_open_refuses_files_that_are_not_a_store),
+      th_store_test(test_open_refuses_a_folder_that_does_not_exist),
+      th_store_test(test_migration_applies_later_steps_and_rolls_back_a_failing_one),
+      th_store_test(test_run_create_keeps_fields_and_newest_is_latest),
+      th_store_test(test_run_interrupted_then_resumed_clears_finished_at),
+      th_store_test(test_run_refuses_unknown_status_run_device_and_shapes),
+      th_store_test(test_round_open_is_get_or_create),
+      th_store_test(test_round_close_records_best_and_stays_done),
+      th_store_test(test_round_refuses_unknown_round_or_run_and_round_zero),
+      th_store_test(test_solution_put_dedups_by_content_hash),
+      th_store_test(test_solution_put_refusals_name_the_cause),
+      th_store_test(test_best_is_none_before_any_pass),
+      th_store_test(test_best_is_highest_pass_per_backend_and_shapes),
+      th_store_test(test_best_restricted_to_a_run_sees_only_its_solutions),
+      th_store_test(test_successes_list_each_solution_latest_pass),
+      th_store_test(test_rediscovered_solution_is_best_of_the_new_run),
+      th_store_test(test_eval_put_refuses_rows_that_would_corrupt_queries),
+      th_store_test(test_eval_put_stores_no_flags_as_empty_list_and_nan_as_null),
+      th_store_test(test_samples_pending_lists_generated_ones_with_code),
+      th_store_test(test_sample_record_eval_links_solution_and_evaluation_once),
+      th_store_test(test_sample_record_eval_failure_leaves_nothing),
+      th_store_test(test_sample_record_eval_refuses_another_task),
+      th_store_test(test_sample_record_eval_keeps_failing_verdict_and_flags),
+      th_store_test(test_sample_finish_without_evaluation),
+      th_store_test(test_sample_add_refusals_store_nothing),
+      th_store_test(test_threads_share_one_store),
+      th_store_test(test_sigkill_during_writes_loses_nothing_committed),
+      th_store_test(test_baselines_batch_is_all_or_nothing),
   };
   return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }
