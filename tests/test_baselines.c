@@ -1,12 +1,13 @@
 /* test_baselines.c — `cudal1 baselines import` (issue 6): a fixture file imports into the store
  * (idempotently), speedups against a baseline go through the reference timed beside it, failed
  * modes say why, `cudal1 report` shows the baseline columns, and every schema error names the
- * file and the field and imports nothing. */
+ * file and the field and imports nothing. Each test has its own store (store_fixture.h). */
 #include <math.h>
 #include <sqlite3.h>
 #include "harness.h"
 #include "loop/baselines.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 #define FIXTURE "tests/baselines/fixture-small.json"
 
@@ -23,18 +24,32 @@ static int count(const char *db, const char *sql) {
   return n;
 }
 
-static void test_import_and_vs(void **state) {
-  (void)state;
-  char *dir = th_tmpdir(), db[300];
-  snprintf(db, sizeof db, "%s/b.db", dir);
+/* The fixture imported into the fixture's store: 4 baseline times and 2 failed modes. */
+static void import_fixture(cl1_store *s) {
   cl1_err err = {{0}};
-  cl1_store *s;
-  assert_int_equal(cl1_store_open(db, &s, &err), 0);
   int ok, failed;
   assert_int_equal(cl1_baselines_import(s, FIXTURE, &ok, &failed, &err), 0);
   assert_int_equal(ok, 4);
   assert_int_equal(failed, 2);
-  assert_int_equal(cl1_baselines_import(s, FIXTURE, &ok, &failed, &err), 0); /* upsert */
+}
+
+/* Importing the same file twice updates the rows in place. */
+static void test_import_is_idempotent(void **state) {
+  th_store *f = *state;
+  import_fixture(f->s);
+  import_fixture(f->s); /* upsert */
+  th_store_close(f);
+  assert_int_equal(count(f->path, "SELECT count(*) FROM baselines"), 6);
+  assert_int_equal(count(f->path, "SELECT count(*) FROM baselines WHERE status = 'ok'"), 4);
+}
+
+/* A speedup against a baseline goes through the reference timed beside it; a failed or missing
+ * mode says why. */
+static void test_vs_baseline_uses_the_reference_timed_beside_it(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  import_fixture(s);
   double x;
   char why[400];
   /* 2x the reference; eager took 1.5x the reference's time beside it: 3x eager */
@@ -47,11 +62,14 @@ static void test_import_and_vs(void **state) {
   assert_non_null(strstr(why, "compile_error"));
   assert_int_equal(cl1_baselines_vs(s, "level1/19_ReLU", "large", "eager", 2.0, &x, why, sizeof why, &err), 1);
   assert_non_null(strstr(why, "not measured"));
-  cl1_store_close(s);
-  assert_int_equal(count(db, "SELECT count(*) FROM baselines"), 6);
-  assert_int_equal(count(db, "SELECT count(*) FROM baselines WHERE status = 'ok'"), 4);
-  /* the report: a pass at 2x the reference on the GPU gets the baseline columns */
-  assert_int_equal(cl1_store_open(db, &s, &err), 0);
+}
+
+/* The report: a pass at 2x the reference on the GPU gets the baseline columns. */
+static void test_report_shows_baseline_columns(void **state) {
+  th_store *f = *state;
+  cl1_store *s = f->s;
+  cl1_err err = {{0}};
+  import_fixture(s);
   int64_t sol, ev;
   bool existed;
   assert_int_equal(cl1_store_solution_put(s, "level1/19_ReLU", "cuda", "// x\n", "import", NULL, 0, 0,
@@ -61,24 +79,20 @@ static void test_import_and_vs(void **state) {
                       .reward_speedup = 2.0, .reward = 2.0, .ref_ms = 0.02, .cand_ms = 0.01,
                       .spread = 0.01, .wall_s = 1};
   assert_int_equal(cl1_store_eval_put(s, &e, &ev, &err), 0);
-  cl1_store_close(s);
+  th_store_close(f);
   char cmd[600], out[1 << 16];
-  snprintf(cmd, sizeof cmd, "%s/cudal1 report --db %s 2>&1", th_build(), db);
+  snprintf(cmd, sizeof cmd, "%s/cudal1 report --db %s 2>&1", th_build(), f->path);
   assert_int_equal(th_run(cmd, out, sizeof out), 0);
   assert_non_null(strstr(out, "eager"));
   assert_non_null(strstr(out, "3.00x"));
-  char *dup = strdup(dir);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dup);
-  assert_int_equal(system(cmd), 0);
-  free(dup);
 }
 
 /* Each broken file: one message naming the file and the field; nothing imported. */
-static void test_schema_errors(void **state) {
-  (void)state;
-  char *dir = th_tmpdir(), db[300], f[300], cmd[900], out[4096];
-  snprintf(db, sizeof db, "%s/b.db", dir);
-  snprintf(f, sizeof f, "%s/bad.json", dir);
+static void test_import_schema_errors_name_file_and_field_and_import_nothing(void **state) {
+  th_store *fx = *state;
+  const char *db = fx->path;
+  char f[300], cmd[900], out[4096];
+  snprintf(f, sizeof f, "%s/bad.json", fx->dir);
   struct { const char *text, *want; } cases[] = {
       {"not json", "not JSON"},
       {"{\"results\": []}", "shapes"},
@@ -104,32 +118,46 @@ static void test_schema_errors(void **state) {
       fail_msg("case %zu: exit %d: %s (wanted '%s')", i, rc, out, cases[i].want);
     assert_int_equal(count(db, "SELECT count(*) FROM baselines"), 0);
   }
-  /* the CLI: a good file, a missing file, and --baseline on the host */
+}
+
+/* The CLI imports a good file, refuses a missing one and more files than one import takes (by
+ * name, none dropped silently). */
+static void test_import_cli_good_missing_and_too_many_files(void **state) {
+  th_store *fx = *state;
+  const char *db = fx->path, *dir = fx->dir;
+  char cmd[900], out[4096];
   snprintf(cmd, sizeof cmd, "%s/cudal1 baselines import " FIXTURE " --db %s 2>&1", th_build(), db);
   assert_int_equal(th_run(cmd, out, sizeof out), 0);
   assert_non_null(strstr(out, "4 baseline times, 2 failed modes"));
   snprintf(cmd, sizeof cmd, "%s/cudal1 baselines import %s/none.json --db %s 2>&1", th_build(), dir, db);
   assert_int_equal(th_run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "none.json"));
-  /* more files than one import takes: refused by name, none dropped silently */
   static char many[257 * sizeof(" " FIXTURE) + 512];
   int k = snprintf(many, sizeof many, "%s/cudal1 baselines import --db %s/many.db", th_build(), dir);
   for (int i = 0; i < 257; i++) k += snprintf(many + k, sizeof many - (size_t)k, " " FIXTURE);
   snprintf(many + k, sizeof many - (size_t)k, " 2>&1");
   assert_int_equal(th_run(many, out, sizeof out), 2);
   assert_non_null(strstr(out, "at most 256 files"));
+}
+
+/* Baselines are GPU times: eval --baseline on the host is a usage error. */
+static void test_eval_baseline_needs_the_cuda_device(void **state) {
+  th_store *fx = *state;
+  char cmd[900], out[4096];
   snprintf(cmd, sizeof cmd, "%s/cudal1 eval --task level1/19_ReLU --solution tests/legit/host/19_ReLU.c "
-           "--device host --shapes test --baseline eager --db %s 2>&1", th_build(), db);
+           "--device host --shapes test --baseline eager --db %s 2>&1", th_build(), fx->path);
   assert_int_equal(th_run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "--device cuda"));
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_import_and_vs),
-      cmocka_unit_test(test_schema_errors),
+      th_store_test(test_import_is_idempotent),
+      th_store_test(test_vs_baseline_uses_the_reference_timed_beside_it),
+      th_store_test(test_report_shows_baseline_columns),
+      th_store_path_test(test_import_schema_errors_name_file_and_field_and_import_nothing),
+      th_store_path_test(test_import_cli_good_missing_and_too_many_files),
+      th_store_path_test(test_eval_baseline_needs_the_cuda_device),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
