@@ -7,11 +7,11 @@
  * JSON, the baselines table, each error message, and the CLI. */
 #include "harness.h"
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include "report/report.h"
+#include "store_fixture.h"
 
 #define TASK_E "level2/2_<E>&\"x|y" /* a task id that needs escaping everywhere */
 #define DAGGER "\xe2\x80\xa0" /* the degenerate mark */
@@ -122,40 +122,19 @@ static void db_exec(const char *path, const char *sql) {
   assert_int_equal(rc, SQLITE_OK);
 }
 
-typedef struct {
-  char dir[256], db[300];
-} fixture;
-
+/* The fixture's folder (store_fixture.h) with the store built by the SQL above rather than
+ * through the store's API, so that every row, id and time is exactly the one the numbers below
+ * are worked out from. */
 static int setup(void **st) {
-  fixture *f = calloc(1, sizeof *f);
-  const char *tmp = getenv("TMPDIR");
-  snprintf(f->dir, sizeof f->dir, "%s/cl1report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(f->dir)) return -1;
-  snprintf(f->db, sizeof f->db, "%s/cudal1.db", f->dir);
-  db_exec(f->db, schema_sql);
-  db_exec(f->db, data_sql);
-  *st = f;
+  if (th_store_setup_path(st)) return -1;
+  th_store *f = *st;
+  db_exec(f->path, schema_sql);
+  db_exec(f->path, data_sql);
   return 0;
 }
 
-static int teardown(void **st) {
-  fixture *f = *st;
-  DIR *d = opendir(f->dir);
-  struct dirent *e;
-  while (d && (e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    char p[600];
-    snprintf(p, sizeof p, "%s/%s", f->dir, e->d_name);
-    unlink(p);
-  }
-  if (d) closedir(d);
-  rmdir(f->dir);
-  free(f);
-  return 0;
-}
-
-static cl1_report *load(const fixture *f, const char *run, const char *shapes, const char *dev) {
-  cl1_report_opts o = {.db_path = f->db, .run = run, .shapes = shapes, .backend = dev};
+static cl1_report *load(const th_store *f, const char *run, const char *shapes, const char *dev) {
+  cl1_report_opts o = {.db_path = f->path, .run = run, .shapes = shapes, .backend = dev};
   cl1_report *r = NULL;
   cl1_err err = {{0}};
   int rc = cl1_report_load(&o, &r, &err);
@@ -198,7 +177,7 @@ static cl1_report_task row(const char *id, int level, bool degen, bool correct, 
   return t;
 }
 
-static void test_stats_rows(void **st) {
+static void test_summary_stats_of_task_rows(void **st) {
   (void)st;
   cl1_report_task rows[] = {
       row("a", 1, false, true, 2.0), row("b", 1, false, true, 0.5), row("c", 1, true, true, 8.0),
@@ -253,7 +232,7 @@ static void test_stats_rows(void **st) {
   NEAR(a.success, 0.5);
 }
 
-static void test_vs_baseline(void **st) {
+static void test_vs_baseline_is_undefined_without_both_times(void **st) {
   (void)st;
   NEAR(cl1_report_vs_baseline(3.0, 1.5), 2.0);
   assert_true(isnan(cl1_report_vs_baseline(3.0, NAN)));
@@ -263,12 +242,12 @@ static void test_vs_baseline(void **st) {
 
 /* ---- the store ---- */
 
-static void test_all_runs(void **st) {
-  fixture *f = *st;
+/* All runs: one section per backend and shape set, cuda before host, then test, small, large. */
+static void test_all_runs_sections_by_backend_then_shapes(void **st) {
+  th_store *f = *st;
   cl1_report *r = load(f, NULL, NULL, NULL);
   assert_int_equal(r->run, 0);
   assert_int_equal(r->n_runs, 2);
-  /* cuda before host; test, small, large */
   assert_int_equal(r->n_sec, 3);
   assert_string_equal(r->sec[0].backend, "cuda");
   assert_string_equal(r->sec[0].shapes, "small");
@@ -283,6 +262,23 @@ static void test_all_runs(void **st) {
   assert_string_equal(s->tasks[0].id, "level1/1_A");
   assert_string_equal(s->tasks[2].id, "level1/3_C");
   assert_string_equal(s->tasks[4].id, TASK_E);
+  /* the other sections: only what was evaluated there */
+  assert_int_equal(r->sec[1].n_tasks, 1);
+  NEAR(r->sec[1].tasks[0].speedup[0], 10.0);
+  assert_string_equal(r->sec[2].gpus, "Intel Xeon");
+  NEAR(r->sec[2].tasks[0].speedup[0], 1.2);
+  char title[512];
+  cl1_report_title(r, title, sizeof title);
+  assert_non_null(strstr(title, "run 2: replayed completions (not generated)"));
+  cl1_report_free(r);
+}
+
+/* A task's row: its best pass over all runs with that evaluation's time and flags, and its
+ * sample, evaluation and round counts; a task without a pass is not correct. */
+static void test_all_runs_task_row_is_best_pass_with_counts(void **st) {
+  th_store *f = *st;
+  cl1_report *r = load(f, NULL, NULL, NULL);
+  const cl1_report_section *s = &r->sec[0];
   const cl1_report_task *a = find_task(s, "level1/1_A");
   assert_true(a->correct);
   NEAR(a->speedup[0], 1.8);
@@ -301,6 +297,14 @@ static void test_all_runs(void **st) {
   assert_int_equal(c->n_evals_passed, 0);
   assert_true(find_task(s, "level1/2_B")->degenerate);
   NEAR(find_task(s, "level2/1_D")->speedup[0], 0.85);
+  cl1_report_free(r);
+}
+
+/* The summary of the store's section: all levels, without the degenerate task, per level. */
+static void test_all_runs_summary_over_levels_and_without_degenerate(void **st) {
+  th_store *f = *st;
+  cl1_report *r = load(f, NULL, NULL, NULL);
+  const cl1_report_section *s = &r->sec[0];
   /* all levels: {1.8, 4.0, 0.85, 1.005} of 5 tasks */
   cl1_report_stats x = stats(s, 0, 0, false);
   assert_int_equal(x.n_tasks, 5);
@@ -334,7 +338,14 @@ static void test_all_runs(void **st) {
   NEAR(x.mean, (0.85 + 1.005) / 2);
   NEAR(x.over_1_01, 0.0);
   NEAR(x.fast[1], 0.5);
-  /* the rounds, by run, task order, round */
+  cl1_report_free(r);
+}
+
+/* The rounds, by run, task order, round; a round without a pass has no best. */
+static void test_all_runs_rounds_by_run_task_and_round(void **st) {
+  th_store *f = *st;
+  cl1_report *r = load(f, NULL, NULL, NULL);
+  const cl1_report_section *s = &r->sec[0];
   assert_int_equal(s->n_rounds, 12);
   assert_int_equal(s->rounds[0].run, 1);
   assert_string_equal(s->tasks[s->rounds[0].task].id, "level1/1_A");
@@ -342,19 +353,11 @@ static void test_all_runs(void **st) {
   NEAR(s->rounds[1].best, 1.5);
   assert_int_equal(s->rounds[10].run, 2);
   NEAR(s->rounds[11].best, 0.85);
-  /* the other sections: only what was evaluated there */
-  assert_int_equal(r->sec[1].n_tasks, 1);
-  NEAR(r->sec[1].tasks[0].speedup[0], 10.0);
-  assert_string_equal(r->sec[2].gpus, "Intel Xeon");
-  NEAR(r->sec[2].tasks[0].speedup[0], 1.2);
-  char title[512];
-  cl1_report_title(r, title, sizeof title);
-  assert_non_null(strstr(title, "run 2: replayed completions (not generated)"));
   cl1_report_free(r);
 }
 
-static void test_run_filter(void **st) {
-  fixture *f = *st;
+static void test_run_filter_keeps_its_own_and_reevaluated_solutions(void **st) {
+  th_store *f = *st;
   /* run 1: its own solutions only (A's best is 1.5, not run 2's 1.8) */
   cl1_report *r = load(f, "1", NULL, NULL);
   assert_int_equal(r->run, 1);
@@ -398,8 +401,8 @@ static void test_run_filter(void **st) {
   cl1_report_free(r);
 }
 
-static void test_shape_device_filters(void **st) {
-  fixture *f = *st;
+static void test_shape_and_device_filters_keep_one_section(void **st) {
+  th_store *f = *st;
   cl1_report *r = load(f, NULL, "large", NULL);
   assert_int_equal(r->n_sec, 1);
   assert_string_equal(r->sec[0].shapes, "large");
@@ -409,14 +412,14 @@ static void test_shape_device_filters(void **st) {
   assert_int_equal(r->n_sec, 1);
   assert_string_equal(r->sec[0].backend, "host");
   cl1_report_free(r);
-  const char *m = load_error(f->db, "2", "large");
+  const char *m = load_error(f->path, "2", "large");
   assert_non_null(strstr(m, "no results for --shapes large"));
   assert_non_null(strstr(m, "cuda/small"));
 }
 
-static void test_baselines(void **st) {
-  fixture *f = *st;
-  db_exec(f->db, baselines_sql);
+static void test_baseline_columns_speedups_and_notes(void **st) {
+  th_store *f = *st;
+  db_exec(f->path, baselines_sql);
   cl1_report *r = load(f, NULL, NULL, NULL);
   const cl1_report_section *s = &r->sec[0];
   /* eager before torch.compile */
@@ -465,8 +468,8 @@ static void test_baselines(void **st) {
 
 /* ---- renderers ---- */
 
-static void test_markdown(void **st) {
-  fixture *f = *st;
+static void test_markdown_summary_task_and_round_rows(void **st) {
+  th_store *f = *st;
   cl1_report *r = load(f, NULL, "small", NULL);
   char *md = NULL;
   cl1_err err = {{0}};
@@ -499,8 +502,8 @@ static size_t count(const char *s, const char *what) {
   return n;
 }
 
-static void test_html(void **st) {
-  fixture *f = *st;
+static void test_html_is_self_contained_and_escaped(void **st) {
+  th_store *f = *st;
   cl1_report *r = load(f, NULL, NULL, NULL);
   char *h = NULL;
   cl1_err err = {{0}};
@@ -533,8 +536,8 @@ static void test_html(void **st) {
   cl1_report_free(r);
 }
 
-static void test_json(void **st) {
-  fixture *f = *st;
+static void test_json_holds_summary_tasks_and_rounds(void **st) {
+  th_store *f = *st;
   cl1_report *r = load(f, NULL, NULL, NULL);
   char *js = NULL;
   cl1_err err = {{0}};
@@ -571,8 +574,8 @@ static void test_json(void **st) {
 
 /* ---- errors ---- */
 
-static void test_errors(void **st) {
-  fixture *f = *st;
+static void test_load_errors_name_the_store_and_the_cause(void **st) {
+  th_store *f = *st;
   char path[400];
   /* no file */
   snprintf(path, sizeof path, "%s/absent.db", f->dir);
@@ -601,16 +604,16 @@ static void test_errors(void **st) {
   assert_non_null(strstr(m, "no run 3"));
   assert_non_null(strstr(m, "it has no runs"));
   /* unknown run, malformed run */
-  m = load_error(f->db, "7", NULL);
+  m = load_error(f->path, "7", NULL);
   assert_non_null(strstr(m, "no run 7 in "));
   assert_non_null(strstr(m, "its runs: 1, 2"));
-  m = load_error(f->db, "seven", NULL);
+  m = load_error(f->path, "seven", NULL);
   assert_non_null(strstr(m, "expected a run id"));
   /* a pass without a speedup is the store's inconsistency, named */
-  db_exec(f->db, "INSERT INTO evaluations(id,solution_id,task_id,device,shapes,protocol,verdict,"
+  db_exec(f->path, "INSERT INTO evaluations(id,solution_id,task_id,device,shapes,protocol,verdict,"
                  "speedup,created_at) VALUES(13,6,'level1/3_C','NVIDIA H200','small','{}','pass',"
                  "NULL,'t');");
-  m = load_error(f->db, NULL, NULL);
+  m = load_error(f->path, NULL, NULL);
   assert_non_null(strstr(m, "evaluation 13 of task level1/3_C is a pass without a positive speedup"));
 }
 
@@ -622,11 +625,11 @@ static int cli(const char *args, char *out, size_t cap) {
   return th_run(cmd, out, cap);
 }
 
-static void test_cli(void **st) {
-  fixture *f = *st;
+static void test_cli_writes_files_quietly_and_fails_in_one_line(void **st) {
+  th_store *f = *st;
   static char out[1 << 16];
   char args[1200];
-  snprintf(args, sizeof args, "--db %s --run 2", f->db);
+  snprintf(args, sizeof args, "--db %s --run 2", f->path);
   assert_int_equal(cli(args, out, sizeof out), 0);
   assert_non_null(strstr(out, "# cudal1 results: run 2, replayed completions (not generated)"));
   assert_non_null(strstr(out, "| all | 2 | 2 | 100.0% |"));
@@ -634,7 +637,7 @@ static void test_cli(void **st) {
   char html[400], json[400];
   snprintf(html, sizeof html, "%s/r.html", f->dir);
   snprintf(json, sizeof json, "%s/r.json", f->dir);
-  snprintf(args, sizeof args, "--db %s --shapes small --device cuda --html %s --json %s", f->db,
+  snprintf(args, sizeof args, "--db %s --shapes small --device cuda --html %s --json %s", f->path,
            html, json);
   assert_int_equal(cli(args, out, sizeof out), 0);
   assert_string_equal(out, "");
@@ -648,30 +651,36 @@ static void test_cli(void **st) {
   assert_int_equal(cli(args, out, sizeof out), 2);
   assert_non_null(strstr(out, "cudal1 report: cannot open the store"));
   assert_int_equal(count(out, "\n"), 1);
-  snprintf(args, sizeof args, "--db %s --run 9", f->db);
+  snprintf(args, sizeof args, "--db %s --run 9", f->path);
   assert_int_equal(cli(args, out, sizeof out), 2);
   assert_non_null(strstr(out, "no run 9"));
   snprintf(args, sizeof args, "--db %s", html);
   assert_int_equal(cli(args, out, sizeof out), 2);
   assert_non_null(strstr(out, "is not a cudal1 store"));
-  snprintf(args, sizeof args, "--db %s --shapes huge", f->db);
+  snprintf(args, sizeof args, "--db %s --shapes huge", f->path);
   assert_int_equal(cli(args, out, sizeof out), 2);
   assert_non_null(strstr(out, "--shapes: expected test, small or large"));
 }
 
+/* A test on the fixture's store. */
+#define report_test(f) cmocka_unit_test_setup_teardown(f, setup, th_store_teardown)
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_stats_rows),
-      cmocka_unit_test(test_vs_baseline),
-      cmocka_unit_test_setup_teardown(test_all_runs, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_run_filter, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_shape_device_filters, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_baselines, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_markdown, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_html, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_json, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_cli, setup, teardown),
+      cmocka_unit_test(test_summary_stats_of_task_rows),
+      cmocka_unit_test(test_vs_baseline_is_undefined_without_both_times),
+      report_test(test_all_runs_sections_by_backend_then_shapes),
+      report_test(test_all_runs_task_row_is_best_pass_with_counts),
+      report_test(test_all_runs_summary_over_levels_and_without_degenerate),
+      report_test(test_all_runs_rounds_by_run_task_and_round),
+      report_test(test_run_filter_keeps_its_own_and_reevaluated_solutions),
+      report_test(test_shape_and_device_filters_keep_one_section),
+      report_test(test_baseline_columns_speedups_and_notes),
+      report_test(test_markdown_summary_task_and_round_rows),
+      report_test(test_html_is_self_contained_and_escaped),
+      report_test(test_json_holds_summary_tasks_and_rounds),
+      report_test(test_load_errors_name_the_store_and_the_cause),
+      report_test(test_cli_writes_files_quietly_and_fails_in_one_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
