@@ -197,7 +197,7 @@ static void test_group_header_changes_hash(void **state) {
   assert_string_not_equal(a.hash, b.hash);
 }
 
-static void test_syntax_error(void **state) {
+static void test_syntax_error_reports_solution_line_and_is_not_cached(void **state) {
   (void)state;
   cl1_compile_opts o = opts();
   cl1_compile_result r;
@@ -255,7 +255,7 @@ static void test_timeout_kills_compiler(void **state) {
   assert_int_equal(count_entries(tmp), 0);
 }
 
-static void test_output_too_large(void **state) {
+static void test_output_too_large_is_a_compile_failure(void **state) {
   (void)state;
   cl1_compile_opts o = opts();
   cl1_compile_result r;
@@ -272,7 +272,7 @@ static void test_output_too_large(void **state) {
   assert_int_not_equal(stat(r.so_path, &st), 0);
 }
 
-static void test_many(void **state) {
+static void test_compile_many_hashes_like_one_compile_and_reports_each_source(void **state) {
   (void)state;
   enum { N = 8 };
   char paths[N][400];
@@ -315,7 +315,7 @@ static void test_many(void **state) {
   assert_non_null(strstr(errs[2].msg, "missing.c"));
 }
 
-static void test_broken_cache_dir(void **state) {
+static void test_cache_dir_that_is_a_file_is_refused_by_name(void **state) {
   (void)state;
   char file[400], below[450];
   snprintf(file, sizeof file, "%s/notadir", g_tmp);
@@ -334,7 +334,7 @@ static void test_broken_cache_dir(void **state) {
   }
 }
 
-static void test_find_dirs(void **state) {
+static void test_find_dirs_walks_up_to_the_op_library_and_headers(void **state) {
   (void)state;
   char root[400], cmd[4096], out[1024];
   snprintf(root, sizeof root, "%s/tree", g_tmp);
@@ -383,26 +383,31 @@ static void test_find_dirs(void **state) {
   assert_non_null(strstr(err.msg, "include_dir"));
 }
 
-static void test_cuda_compile(void **state) {
+/* A ReLU kernel of its own, launched on the call's stream. */
+static const char relu_cu[] =
+    "#include <cudal1/solution.h>\n"
+    "__global__ static void relu_k(const float *x, float *y, long n) {\n"
+    "  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = fmaxf(x[i], 0.f);\n"
+    "}\n"
+    "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
+    "  long n = c->inputs[0].shape[0];\n"
+    "  relu_k<<<(n + 255) / 256, 256, 0, (cudaStream_t)c->stream>>>(\n"
+    "      (const float *)c->inputs[0].data, (float *)c->outputs[0].data, n);\n"
+    "  return cudaGetLastError() == cudaSuccess ? 0 : 1;\n"
+    "}\n";
+
+/* nvcc builds a loadable .so; the gate tells a .cu with kernels of its own from one that only
+ * calls the op library. */
+static void test_cuda_compile_tells_own_kernels_from_op_calls(void **state) {
   (void)state;
   struct stat st;
   if (stat(CL1_CUDA_HOME "/bin/nvcc", &st) != 0) skip();
   cl1_compile_opts o = opts();
   o.backend = CL1_BACKEND_CUDA;
   o.arch = "90";
-  const char *s =
-      "#include <cudal1/solution.h>\n"
-      "__global__ static void relu_k(const float *x, float *y, long n) {\n"
-      "  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;\n"
-      "  if (i < n) y[i] = fmaxf(x[i], 0.f);\n"
-      "}\n"
-      "CL1_EXPORT int cl1_forward(const cl1_call *c) {\n"
-      "  long n = c->inputs[0].shape[0];\n"
-      "  relu_k<<<(n + 255) / 256, 256, 0, (cudaStream_t)c->stream>>>(\n"
-      "      (const float *)c->inputs[0].data, (float *)c->outputs[0].data, n);\n"
-      "  return cudaGetLastError() == cudaSuccess ? 0 : 1;\n"
-      "}\n";
-  cl1_compile_result r, h;
+  const char *s = relu_cu;
+  cl1_compile_result r;
   cl1_err err = {""};
   int rc = cl1_compile_source(s, strlen(s), &o, &r, &err);
   if (rc) printf("rc %d: %s / %s\n", rc, err.msg, r.diag);
@@ -431,6 +436,21 @@ static void test_cuda_compile(void **state) {
   assert_int_equal(cl1_gate_so_facts(ro.so_path, &f, &err), 0);
   assert_true(f.calls_op_library);
   assert_false(f.own_device_code);
+}
+
+/* The same text on the host backend is another cache key; a CUDA error reads as
+ * solution.cu(line); the arch is validated. */
+static void test_cuda_compile_keys_by_backend_and_reports_errors_by_line(void **state) {
+  (void)state;
+  struct stat st;
+  if (stat(CL1_CUDA_HOME "/bin/nvcc", &st) != 0) skip();
+  cl1_compile_opts o = opts();
+  o.backend = CL1_BACKEND_CUDA;
+  o.arch = "90";
+  const char *s = relu_cu;
+  cl1_compile_result r, h;
+  cl1_err err = {""};
+  assert_int_equal(cl1_compile_source(s, strlen(s), &o, &r, &err), 0);
   /* same text, host backend: another key */
   cl1_compile_opts oh = opts();
   assert_int_equal(cl1_compile_source(s, strlen(s), &oh, &h, &err), 1);
@@ -446,7 +466,9 @@ static void test_cuda_compile(void **state) {
   assert_non_null(strstr(err.msg, "arch"));
 }
 
-static void test_proc_run(void **state) {
+/* cl1_proc_run: stdout and stderr captured together up to the cap, the exit status (128+signal
+ * for a killed child), and a program or folder that cannot be used as an error naming it. */
+static void test_proc_run_captures_output_and_status_and_names_spawn_errors(void **state) {
   (void)state;
   char out[64];
   size_t len;
@@ -475,7 +497,15 @@ static void test_proc_run(void **state) {
   char *cd[] = {"true", NULL};
   assert_int_equal(cl1_proc_run(cd, "/nonexistent-dir", 5000, NULL, 0, NULL, &st, &err), -1);
   assert_non_null(strstr(err.msg, "/nonexistent-dir"));
-  /* timeout: the whole group goes, including a background grandchild holding the pipe */
+}
+
+/* A timeout kills the whole process group, a background grandchild holding the pipe included. */
+static void test_proc_run_timeout_kills_the_process_group(void **state) {
+  (void)state;
+  char out[64];
+  size_t len;
+  int st;
+  cl1_err err = {""};
   char dir[400];
   snprintf(dir, sizeof dir, "%s/procdir", g_tmp);
   mkdir(dir, 0755);
@@ -494,13 +524,17 @@ static void test_proc_run(void **state) {
     }
   }
   assert_int_equal(left, 0);
+}
+
+static void test_proc_exe_dir_is_the_running_binarys_folder(void **state) {
+  (void)state;
   char exe[PATH_MAX];
   assert_int_equal(cl1_proc_exe_dir(exe, sizeof exe), 0);
   assert_non_null(strstr(exe, "tests"));
 }
 
 /* base/file.c: reading with a limit, mkdir -p, and a write that leaves no half file. */
-static void test_file_helpers(void **st) {
+static void test_file_read_limit_mkdirs_and_atomic_write(void **st) {
   (void)st;
   char *d = th_tmpdir(), p[300], q[400], r[500];
   cl1_err err = {{0}};
@@ -559,7 +593,7 @@ static void test_file_helpers(void **st) {
 
 /* A folder shipped beside the binary: the variable wins, then <exe dir>/../name when it is a
  * folder (resolved), then name as given. */
-static void test_share_dir(void **st) {
+static void test_share_dir_prefers_the_variable_then_beside_the_binary(void **st) {
   (void)st;
   char out[PATH_MAX], exe[PATH_MAX], want[PATH_MAX + 8];
   setenv("CL1_TEST_SHARE", "/some/where", 1);
@@ -584,16 +618,19 @@ int main(void) {
       cmocka_unit_test(test_second_compile_is_cached),
       cmocka_unit_test(test_one_byte_changes_hash),
       cmocka_unit_test(test_group_header_changes_hash),
-      cmocka_unit_test(test_syntax_error),
+      cmocka_unit_test(test_syntax_error_reports_solution_line_and_is_not_cached),
       cmocka_unit_test(test_timeout_kills_compiler),
-      cmocka_unit_test(test_output_too_large),
-      cmocka_unit_test(test_many),
-      cmocka_unit_test(test_broken_cache_dir),
-      cmocka_unit_test(test_find_dirs),
-      cmocka_unit_test(test_cuda_compile),
-      cmocka_unit_test(test_proc_run),
-      cmocka_unit_test(test_share_dir),
-      cmocka_unit_test(test_file_helpers),
+      cmocka_unit_test(test_output_too_large_is_a_compile_failure),
+      cmocka_unit_test(test_compile_many_hashes_like_one_compile_and_reports_each_source),
+      cmocka_unit_test(test_cache_dir_that_is_a_file_is_refused_by_name),
+      cmocka_unit_test(test_find_dirs_walks_up_to_the_op_library_and_headers),
+      cmocka_unit_test(test_cuda_compile_tells_own_kernels_from_op_calls),
+      cmocka_unit_test(test_cuda_compile_keys_by_backend_and_reports_errors_by_line),
+      cmocka_unit_test(test_proc_run_captures_output_and_status_and_names_spawn_errors),
+      cmocka_unit_test(test_proc_run_timeout_kills_the_process_group),
+      cmocka_unit_test(test_proc_exe_dir_is_the_running_binarys_folder),
+      cmocka_unit_test(test_share_dir_prefers_the_variable_then_beside_the_binary),
+      cmocka_unit_test(test_file_read_limit_mkdirs_and_atomic_write),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }
