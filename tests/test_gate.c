@@ -234,7 +234,9 @@ static void test_interposed_exports(void **s) {
   assert_int_equal(cl1_gate_symbols(own, CU, &v, &err), 0); /* cudal1_helper is no CUDA name */
 }
 
-static void test_symbol_table(void **s) {
+/* The CUDA runtime a kernel needs is allowed; resetting the device, changing its limits or
+ * sharing its memory with other processes is not. */
+static void test_symbols_cuda_runtime_allowed_device_control_denied(void **s) {
   (void)s;
   assert_true(cl1_gate_symbol_allowed("cudaMalloc", CU));
   assert_true(cl1_gate_symbol_allowed("cudaLaunchKernel", CU));
@@ -247,6 +249,11 @@ static void test_symbol_table(void **s) {
   assert_false(cl1_gate_symbol_allowed("cudaStreamSetAttribute", CU));
   assert_false(cl1_gate_symbol_allowed("cudaDeviceSetLimit", CU));
   assert_false(cl1_gate_symbol_allowed("cudaIpcGetMemHandle", CU));
+}
+
+/* Work run on the host from the GPU stream is denied under every name it has. */
+static void test_symbols_host_work_denied_under_every_name(void **s) {
+  (void)s;
   /* issue 18: a denied runtime call under its per-thread-stream names, the graph host-node
      APIs (also through the generic node API) and the driver API's equivalents */
   assert_false(cl1_gate_symbol_allowed("cudaLaunchHostFunc_ptsz", CU));
@@ -275,11 +282,23 @@ static void test_symbol_table(void **s) {
   assert_false(cl1_gate_symbol_allowed("cudaLaunchHostFunc", CU));
   assert_false(cl1_gate_symbol_allowed("cudaStreamAddCallback", CU));
   assert_false(cl1_gate_symbol_allowed("cudaGetDriverEntryPoint", CU));
+}
+
+/* cuBLAS, cuBLASLt and cuDNN are CUDA solutions' alone; a host solution gets no CUDA at all. */
+static void test_symbols_cuda_libraries_on_the_cuda_backend_only(void **s) {
+  (void)s;
   assert_true(cl1_gate_symbol_allowed("cublasSgemm_v2", CU));
   assert_true(cl1_gate_symbol_allowed("cublasLtMatmul", CU));
   assert_true(cl1_gate_symbol_allowed("cudnnConvolutionForward", CU));
   assert_false(cl1_gate_symbol_allowed("cudaMalloc", HO));
   assert_false(cl1_gate_symbol_allowed("cublasSgemm_v2", HO));
+}
+
+/* The C++ runtime's allocation and errors, libc's math and memory functions and the op library
+ * are allowed; threads, exits, dynamic symbols, sockets, clocks, the environment, page
+ * protections, non-local jumps and any name not on the list are not. */
+static void test_symbols_runtime_math_and_ops_allowed_system_services_denied(void **s) {
+  (void)s;
   assert_false(cl1_gate_symbol_allowed(
       "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", CU));
   assert_true(cl1_gate_symbol_allowed("_Znwm", CU));
@@ -303,6 +322,11 @@ static void test_symbol_table(void **s) {
   assert_false(cl1_gate_symbol_allowed("_setjmp", CU));
   assert_false(cl1_gate_symbol_allowed("some_unknown_function", CU));
   assert_false(cl1_gate_symbol_allowed("", CU));
+}
+
+/* A denied symbol is reported with the category of what it would reach. */
+static void test_denied_symbols_name_their_category(void **s) {
+  (void)s;
   assert_string_equal(cl1_gate_symbol_category("fopen", HO), "files");
   assert_string_equal(cl1_gate_symbol_category("pthread_create", CU), "threads");
   assert_string_equal(cl1_gate_symbol_category("dlopen", CU), "dynamic loading");
@@ -318,7 +342,11 @@ int main(void) {
       cmocka_unit_test(test_constructor_include_size),
       cmocka_unit_test(test_symbols_of_built_objects),
       cmocka_unit_test(test_interposed_exports),
-      cmocka_unit_test(test_symbol_table),
+      cmocka_unit_test(test_symbols_cuda_runtime_allowed_device_control_denied),
+      cmocka_unit_test(test_symbols_host_work_denied_under_every_name),
+      cmocka_unit_test(test_symbols_cuda_libraries_on_the_cuda_backend_only),
+      cmocka_unit_test(test_symbols_runtime_math_and_ops_allowed_system_services_denied),
+      cmocka_unit_test(test_denied_symbols_name_their_category),
   };
   return cmocka_run_group_tests_name("gate", tests, NULL, NULL);
 }
