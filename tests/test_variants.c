@@ -69,7 +69,7 @@ static void instance(const cl1_task *t, int set, cl1_inst *in) {
   if (cl1_task_instance(t, set, in, &err)) fail_msg("%s", err.msg);
 }
 
-static void test_names(void **state) {
+static void test_variant_names_round_trip(void **state) {
   (void)state;
   for (int v = 0; v < CL1_VARIANT_N; v++)
     assert_int_equal(cl1_variant_parse(cl1_variant_name((cl1_variant)v)), v);
@@ -82,7 +82,7 @@ static void test_names(void **state) {
 
 /* Each variant changes exactly its tensors: OFF_DEFAULT the constant float params, the input
  * variants the float inputs drawn from uniform or normal; outputs never. */
-static void test_which_tensors(void **state) {
+static void test_each_variant_changes_exactly_its_tensors(void **state) {
   (void)state;
   cl1_task *t = load(FIXTURE(""));
   cl1_inst in, out;
@@ -137,7 +137,7 @@ static void test_which_tensors(void **state) {
 }
 
 /* The distributions each variant resolves to. */
-static void test_distributions(void **state) {
+static void test_each_variant_resolves_to_its_distribution(void **state) {
   (void)state;
   cl1_task *t = load(FIXTURE(""));
   cl1_inst in, v;
@@ -184,22 +184,43 @@ static void test_distributions(void **state) {
 
 static float f16f(uint16_t h) { return cl1_f16_to_f32(h); }
 
-/* Values: the host generator draws exactly cl1_gen_value per element (what gen_cuda.cu runs),
- * NONE draws exactly what it drew before variants existed, the same seed gives the same values
- * and each variant's values differ from NONE's as intended. */
-static void test_values(void **state) {
-  (void)state;
+enum { N_VALUES = 8192, VALUES_SEED = 77 };
+
+/* The fixture task at small shapes (n = N_VALUES); free the task with cl1_task_free. */
+static cl1_task *small_instance(cl1_inst *in) {
   cl1_task *t = load(FIXTURE(""));
+  instance(t, CL1_SHAPES_SMALL, in);
+  return t;
+}
+
+/* NONE draws exactly what the host drew before variants existed: the distribution's per-element
+ * sample. */
+static void test_variant_none_draws_the_tasks_own_values(void **state) {
+  (void)state;
   cl1_inst in;
-  instance(t, CL1_SHAPES_SMALL, &in);
-  enum { N = 8192 };
-  static float base[N], got[N], again[N];
-  static uint16_t hb[N], hg[N];
-  const uint64_t seed = 77;
+  cl1_task *t = small_instance(&in);
+  enum { N = N_VALUES };
+  const uint64_t seed = VALUES_SEED;
+  static float base[N];
   const uint32_t tid = cl1_tensor_id_input(IN_X);
   cl1_gen_host(&in.inputs[IN_X], base, seed, tid);
   for (int i = 0; i < N; i++)
     assert_true(base[i] == (float)cl1_rng_sample(CL1_DIST_NORMAL, 0, 1, seed, tid, (uint64_t)i));
+  cl1_task_free(t);
+}
+
+/* Each input variant: the host generator draws exactly cl1_gen_value per element (what
+ * gen_cuda.cu runs), the same seed gives the same values, another seed others, and the values
+ * differ from NONE's as intended (offset +100, wide x100, extreme: about 1 in 256 x1024). */
+static void test_variant_values_match_gen_value_and_transform_as_intended(void **state) {
+  (void)state;
+  cl1_inst in;
+  cl1_task *t = small_instance(&in);
+  enum { N = N_VALUES };
+  const uint64_t seed = VALUES_SEED;
+  static float base[N], got[N], again[N];
+  const uint32_t tid = cl1_tensor_id_input(IN_X);
+  cl1_gen_host(&in.inputs[IN_X], base, seed, tid);
   for (int v = CL1_VARIANT_OFFSET; v <= CL1_VARIANT_EXTREME; v++) {
     cl1_tinst x;
     assert_true(cl1_tinst_variant(&in.inputs[IN_X], 0, (cl1_variant)v, &x));
@@ -231,7 +252,17 @@ static void test_values(void **state) {
     cl1_gen_host(&x, again, seed + 1, tid);
     assert_memory_not_equal(got, again, sizeof got);
   }
-  /* f16: the scaled half is the half of the scaled value (no overflow at |v| * 1024 < 65504) */
+  cl1_task_free(t);
+}
+
+/* f16: the scaled half is the half of the scaled value (no overflow at |v| * 1024 < 65504). */
+static void test_variant_extreme_scales_f16_about_the_mean(void **state) {
+  (void)state;
+  cl1_inst in;
+  cl1_task *t = small_instance(&in);
+  enum { N = N_VALUES };
+  const uint64_t seed = VALUES_SEED;
+  static uint16_t hb[N], hg[N];
   cl1_tinst h;
   cl1_gen_host(&in.inputs[IN_H], hb, seed, cl1_tensor_id_input(IN_H));
   assert_true(cl1_tinst_variant(&in.inputs[IN_H], 0, CL1_VARIANT_EXTREME, &h));
@@ -245,7 +276,17 @@ static void test_values(void **state) {
       fail_msg("f16 extreme element %d: %g, want about %g", i, f16f(hg[i]), want);
   }
   assert_true(scaled > N / 256 / 2 && scaled < N / 256 * 2);
-  /* OFF_DEFAULT: the ones param becomes U[0.25, 1.75) values, spread out, none at 1 exactly */
+  cl1_task_free(t);
+}
+
+/* OFF_DEFAULT: the ones param becomes U[0.25, 1.75) values, spread out, none at 1 exactly. */
+static void test_variant_off_default_spreads_a_ones_param(void **state) {
+  (void)state;
+  cl1_inst in;
+  cl1_task *t = small_instance(&in);
+  enum { N = N_VALUES };
+  const uint64_t seed = VALUES_SEED;
+  static float base[N], got[N];
   cl1_tinst w;
   assert_true(cl1_tinst_variant(&in.params[PAR_W], 1, CL1_VARIANT_OFF_DEFAULT, &w));
   cl1_gen_host(&in.params[PAR_W], base, seed, cl1_tensor_id_param(PAR_W));
@@ -262,7 +303,7 @@ static void test_values(void **state) {
 }
 
 /* verify_variants: reasons stored; cl1_inst_variants lists what applies and is not opted out. */
-static void test_optouts(void **state) {
+static void test_optouts_keep_reasons_and_leave_variants_out(void **state) {
   (void)state;
   cl1_task *t = load(FIXTURE(""));
   cl1_inst in;
@@ -315,7 +356,7 @@ static void test_optouts(void **state) {
 }
 
 /* A variant that applies at one shape set only (init_<set>) may be opted out of. */
-static void test_optout_one_set(void **state) {
+static void test_optout_of_a_variant_that_applies_at_one_shape_set(void **state) {
   (void)state;
   static const char *text =
       "{\"name\": \"40_Norm\", \"level\": 1, \"number\": 40, \"description\": \"affine\",\n"
@@ -339,7 +380,7 @@ static void test_optout_one_set(void **state) {
 }
 
 /* Malformed verify_variants: each rejected with "PATH: FIELD: ..." naming the field. */
-static void test_bad_optouts(void **state) {
+static void test_malformed_optouts_name_the_field(void **state) {
   (void)state;
   static const struct { const char *vv, *want; } cases[] = {
       {", \"verify_variants\": [\"offset\"]", "verify_variants: must be an object (got an array)"},
@@ -367,7 +408,7 @@ static void test_bad_optouts(void **state) {
 
 /* Every opt-out in the suite has a reason and names a variant that applies to its task (the
  * loader checks both; this makes a stale opt-out a test failure, not only a load error). */
-static void test_suite_optouts(void **state) {
+static void test_suite_optouts_have_reasons_and_apply(void **state) {
   (void)state;
   glob_t g;
   if (glob("suite/level*/*/task.json", 0, NULL, &g)) skip();
@@ -397,7 +438,7 @@ static int read_npy_f32(const char *path, float *out, int max) {
 
 /* `cudal1 suite export --variant`: the inputs drawn under the variant, meta.json naming it; a
  * variant that changes nothing and an unknown one are usage errors naming the cause. */
-static void test_export_variant(void **state) {
+static void test_export_variant_draws_inputs_under_the_variant(void **state) {
   (void)state;
   char bin[300], cmd[1200], out[4096], path[600];
   snprintf(bin, sizeof bin, "%s/cudal1", th_build());
@@ -438,11 +479,18 @@ static void test_export_variant(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_names),        cmocka_unit_test(test_which_tensors),
-      cmocka_unit_test(test_distributions), cmocka_unit_test(test_values),
-      cmocka_unit_test(test_optouts),      cmocka_unit_test(test_optout_one_set),
-      cmocka_unit_test(test_bad_optouts),  cmocka_unit_test(test_suite_optouts),
-      cmocka_unit_test(test_export_variant),
+      cmocka_unit_test(test_variant_names_round_trip),
+      cmocka_unit_test(test_each_variant_changes_exactly_its_tensors),
+      cmocka_unit_test(test_each_variant_resolves_to_its_distribution),
+      cmocka_unit_test(test_variant_none_draws_the_tasks_own_values),
+      cmocka_unit_test(test_variant_values_match_gen_value_and_transform_as_intended),
+      cmocka_unit_test(test_variant_extreme_scales_f16_about_the_mean),
+      cmocka_unit_test(test_variant_off_default_spreads_a_ones_param),
+      cmocka_unit_test(test_optouts_keep_reasons_and_leave_variants_out),
+      cmocka_unit_test(test_optout_of_a_variant_that_applies_at_one_shape_set),
+      cmocka_unit_test(test_malformed_optouts_name_the_field),
+      cmocka_unit_test(test_suite_optouts_have_reasons_and_apply),
+      cmocka_unit_test(test_export_variant_draws_inputs_under_the_variant),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
