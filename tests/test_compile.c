@@ -120,7 +120,7 @@ static void test_valid_compiles_and_runs(void **state) {
 
   void *h = dlopen(r.so_path, RTLD_NOW | RTLD_LOCAL);
   assert_non_null(h);
-  int (*fwd)(const cl1_call *);
+  __typeof__(cl1_forward) *fwd; /* the ABI's signature, not a retyped copy */
   *(void **)&fwd = dlsym(h, "cl1_forward");
   assert_non_null(fwd);
   float x[4] = {1, -2, 3.5f, 0}, y[4] = {0};
