@@ -123,7 +123,7 @@ static void test_more_than_buckets(void **st) {
   }
 }
 
-static void test_small_n(void **st) {
+static void test_fewer_solutions_than_asked_returns_what_there_is(void **st) {
   (void)st;
   cl1_exemplar_rng r = {3, 0};
   cl1_err err = {{0}};
@@ -138,7 +138,7 @@ static void test_small_n(void **st) {
   assert_int_equal(cl1_exemplar_pick(&one, 1, 0, 1.0, NULL, NULL, idx, &err), 0);
 }
 
-static void test_temperature(void **st) {
+static void test_temperature_sharpens_or_flattens_the_bucket_choice(void **st) {
   (void)st;
   cl1_err err = {{0}};
   long obs[S6_NB] = {0};
@@ -181,7 +181,7 @@ static void test_temperature(void **st) {
   assert_true(best_cold > best_hot);
 }
 
-static void test_deterministic(void **st) {
+static void test_same_seed_same_picks_other_seed_other_picks(void **st) {
   (void)st;
   cl1_err err = {{0}};
   int a[40], b[40];
@@ -210,7 +210,7 @@ static double broken_rng(void *st) {
   return 1.0;
 }
 
-static void test_errors(void **st) {
+static void test_bad_speedups_and_arguments_are_refused_by_name(void **st) {
   (void)st;
   cl1_err err = {{0}};
   cl1_exemplar_rng r = {1, 0};
@@ -238,8 +238,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bucket_edges),      cmocka_unit_test(test_distribution_one),
       cmocka_unit_test(test_distribution_pairs), cmocka_unit_test(test_more_than_buckets),
-      cmocka_unit_test(test_small_n),           cmocka_unit_test(test_temperature),
-      cmocka_unit_test(test_deterministic),     cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_fewer_solutions_than_asked_returns_what_there_is),           cmocka_unit_test(test_temperature_sharpens_or_flattens_the_bucket_choice),
+      cmocka_unit_test(test_same_seed_same_picks_other_seed_other_picks),     cmocka_unit_test(test_bad_speedups_and_arguments_are_refused_by_name),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

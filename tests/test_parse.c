@@ -141,7 +141,7 @@ static void test_no_code(void **st) {
   cl1_parsed_free(&p);
 }
 
-static void test_languages(void **st) {
+static void test_language_tags_accepted_per_backend(void **st) {
   (void)st;
   static const char *const cuda_ok[] = {"cuda", "CUDA", "cu", "cpp", "c++", "c", "",
                                         "cuda title=solution.cu", "{.cuda}"};
@@ -163,7 +163,7 @@ static void test_languages(void **st) {
   expect_code("```c\nint host;\n```\n```cuda\nint dev;\n```\n", "host", "int host;\n");
 }
 
-static void test_fences(void **st) {
+static void test_tilde_and_longer_fences_close_only_their_own(void **st) {
   (void)st;
   cl1_parsed p = parse("~~~cuda\nint t;\n~~~\n", "cuda");
   assert_int_equal(p.status, CL1_PARSE_OK);
@@ -197,7 +197,7 @@ static void test_nested_wrapper(void **st) {
   expect_code("```\nintro\n```cuda\nint inner;\n```\n```\n", "cuda", "int inner;\n");
 }
 
-static void test_crlf(void **st) {
+static void test_crlf_replies_parse_like_lf(void **st) {
   (void)st;
   cl1_parsed p = parse("## Performance Analysis\r\nslow\r\n## Code Implementation\r\n"
                        "```cuda\r\nint a;\r\nint b;\r\n```\r\n", "cuda");
@@ -208,7 +208,7 @@ static void test_crlf(void **st) {
   cl1_parsed_free(&p);
 }
 
-static void test_headings(void **st) {
+static void test_bold_and_numbered_headings_count_as_sections(void **st) {
   (void)st;
   cl1_parsed p = parse("**Performance Analysis**: memory bound.\n\n"
                        "**2. Algorithm Design:**\nvectorise\n\n"
@@ -253,7 +253,7 @@ static void test_bare_code(void **st) {
   cl1_parsed_free(&p);
 }
 
-static void test_empty(void **st) {
+static void test_empty_reply_is_empty_status(void **st) {
   (void)st;
   cl1_parsed p;
   cl1_err err = {{0}};
@@ -269,7 +269,7 @@ static void test_empty(void **st) {
   cl1_parsed_free(&p);
 }
 
-static void test_bad_args(void **st) {
+static void test_bad_arguments_are_errors_naming_them(void **st) {
   (void)st;
   cl1_parsed p;
   cl1_err err = {{0}};
@@ -283,7 +283,7 @@ static void test_bad_args(void **st) {
   cl1_parsed_free(NULL);
 }
 
-static void test_utf8(void **st) {
+static void test_invalid_utf8_replaced_in_prose_refused_in_code(void **st) {
   (void)st;
   /* the checker: valid 2/3/4-byte sequences; overlong, surrogate, too high, cut, stray, NUL */
   assert_int_equal(cl1_parse_utf8_check("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80", 10), 10);
@@ -337,7 +337,7 @@ static void test_nul_bytes(void **st) {
   cl1_parsed_free(&p);
 }
 
-static void test_large(void **st) {
+static void test_reply_or_code_over_the_limit_is_too_large(void **st) {
   (void)st;
   cl1_err err = {{0}};
   cl1_parsed p;
@@ -372,7 +372,7 @@ static void test_large(void **st) {
 
 /* Replies built to be slow for a careless parser: a million fences, a million headings with
  * Code Implementation sections, deep nesting. They must simply come back. */
-static void test_pathological(void **st) {
+static void test_pathological_replies_come_back(void **st) {
   (void)st;
   cl1_err err = {{0}};
   cl1_parsed p;
@@ -430,7 +430,7 @@ static void check_invariants(const cl1_parsed *p, int rc) {
   }
 }
 
-static void test_fuzz(void **st) {
+static void test_random_replies_never_crash(void **st) {
   (void)st;
   static const char *const pieces[] = {"```", "```cuda\n", "~~~", "````", "\n", "\r\n", "## ",
                                        "**", "Code Implementation", "Performance Analysis\n",
@@ -476,13 +476,13 @@ int main(void) {
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_ok_sections),
       cmocka_unit_test(test_last_block_wins), cmocka_unit_test(test_prefer_code_section),
       cmocka_unit_test(test_truncated),      cmocka_unit_test(test_no_code),
-      cmocka_unit_test(test_languages),      cmocka_unit_test(test_fences),
-      cmocka_unit_test(test_nested_wrapper), cmocka_unit_test(test_crlf),
-      cmocka_unit_test(test_headings),       cmocka_unit_test(test_bare_code),
-      cmocka_unit_test(test_empty),          cmocka_unit_test(test_bad_args),
-      cmocka_unit_test(test_utf8),           cmocka_unit_test(test_nul_bytes),
-      cmocka_unit_test(test_large),          cmocka_unit_test(test_pathological),
-      cmocka_unit_test(test_fuzz),
+      cmocka_unit_test(test_language_tags_accepted_per_backend),      cmocka_unit_test(test_tilde_and_longer_fences_close_only_their_own),
+      cmocka_unit_test(test_nested_wrapper), cmocka_unit_test(test_crlf_replies_parse_like_lf),
+      cmocka_unit_test(test_bold_and_numbered_headings_count_as_sections),       cmocka_unit_test(test_bare_code),
+      cmocka_unit_test(test_empty_reply_is_empty_status),          cmocka_unit_test(test_bad_arguments_are_errors_naming_them),
+      cmocka_unit_test(test_invalid_utf8_replaced_in_prose_refused_in_code),           cmocka_unit_test(test_nul_bytes),
+      cmocka_unit_test(test_reply_or_code_over_the_limit_is_too_large),          cmocka_unit_test(test_pathological_replies_come_back),
+      cmocka_unit_test(test_random_replies_never_crash),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
