@@ -20,7 +20,7 @@
 #include <time.h>
 #include "base/err.h"
 #include "../tests/expect.h"
-#include "eval/judge_proc.h"
+#include "base/proc.h"
 
 typedef struct {
   char file[512], task[160], backend[16], expect[64], note[256];
@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
     snprintf(bin, sizeof bin, "%s", bin_arg);
   } else {
     cl1_err err = {{0}};
-    if (cl1_worker_exe(bin, sizeof bin, &err)) {
+    if (cl1_proc_find_program(NULL, "cudal1", bin, sizeof bin, &err)) {
       fprintf(stderr, "corpus: %s (or pass --cudal1)\n", err.msg);
       return 3;
     }

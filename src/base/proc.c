@@ -199,6 +199,24 @@ int cl1_proc_exe_dir(char *out, size_t n) {
   return 0;
 }
 
+int cl1_proc_find_program(const char *env, const char *name, char *out, size_t n, cl1_err *err) {
+  assert(name && out && n > 0);
+  const char *e = env ? getenv(env) : NULL;
+  if (e && *e) {
+    snprintf(out, n, "%s", e);
+    return 0;
+  }
+  char exe[PATH_MAX];
+  if (cl1_proc_exe_dir(exe, sizeof exe)) return cl1_err_set(err, "cannot read /proc/self/exe");
+  const char *ups[] = {"", "/..", "/../.."};
+  for (int i = 0; i < 3; i++) {
+    int k = snprintf(out, n, "%s%s/%s", exe, ups[i], name);
+    if (k > 0 && (size_t)k < n && access(out, X_OK) == 0) return 0;
+  }
+  if (env) return cl1_err_set(err, "cannot find the program %s beside %s (set %s to it)", name, exe, env);
+  return cl1_err_set(err, "cannot find the program %s beside %s", name, exe);
+}
+
 void cl1_proc_share_dir(const char *env, const char *name, char *out, size_t n) {
   assert(env && name && out && n > 0);
   const char *e = getenv(env);

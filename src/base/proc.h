@@ -36,6 +36,10 @@ int cl1_proc_mem(int pid, size_t *vm_bytes, size_t *rss_bytes);
 /* The folder holding the running executable (from /proc/self/exe). Returns 0, or -1 if it cannot
  * be read or does not fit in n bytes. */
 int cl1_proc_exe_dir(char *out, size_t n);
+/* A program of the build found from the running one: $env when set (env may be NULL), else name
+ * in the running executable's folder or one or two folders up (tests run from build/tests/ and
+ * build/tests/gpu/, benchmarks from build/bench/). 0, or -1 with err naming the folder. */
+int cl1_proc_find_program(const char *env, const char *name, char *out, size_t n, cl1_err *err);
 /* A folder shipped beside the binary (the suite, the prompts): $env when set, else
  * <exe dir>/../name resolved when it is a folder (an installed or build-tree binary), else name
  * relative to the working directory. Always writes out. */

@@ -17,27 +17,7 @@
 #include "../worker/worker.h"
 
 int cl1_worker_exe(char *out, size_t n, cl1_err *err) {
-  const char *env = getenv("CUDAL1_WORKER");
-  if (env && *env) {
-    snprintf(out, n, "%s", env);
-    return 0;
-  }
-  char self[4096];
-  ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (k <= 0) return cl1_err_set(err, "cannot read /proc/self/exe");
-  self[k] = 0;
-  char *slash = strrchr(self, '/');
-  if (!slash) return cl1_err_set(err, "/proc/self/exe is not a path: %s", self);
-  *slash = 0;
-  /* Beside the cudal1 binary; tests and benchmarks run from build/tests/, build/tests/gpu/ and
-     build/bench/: one or two folders below it. */
-  const char *cands[] = {"%s/cudal1-worker", "%s/../cudal1-worker", "%s/../../cudal1-worker"};
-  for (int i = 0; i < 3; i++) {
-    snprintf(out, n, cands[i], self);
-    if (access(out, X_OK) == 0) return 0;
-  }
-  return cl1_err_set(err, "cannot find the worker program cudal1-worker beside %s "
-                          "(set CUDAL1_WORKER to it)", self);
+  return cl1_proc_find_program("CUDAL1_WORKER", "cudal1-worker", out, n, err);
 }
 
 static void rm_tree(const char *dir) {

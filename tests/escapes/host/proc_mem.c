@@ -49,7 +49,7 @@ static void probe(const cl1_call *c) {
   (void)c;
   long self = sys(SYS_getpid), judge = sys(SYS_getppid);
   reach("judge", judge);
-  /* siblings: other `cudal1 __worker` processes whose parent is our judge */
+  /* siblings: other worker processes (cudal1-worker) whose parent is our judge */
   long dfd = sys(SYS_openat, AT_FDCWD, "/proc", O_RDONLY | O_DIRECTORY);
   char dents[8192];
   long n;
