@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include "harness.h"
 #include "fake_llm.h"
+#include "store_fixture.h"
 
 #define TASK_RELU "level1/19_ReLU"
 #define TASK_MM "level1/1_Square_matrix_multiplication_"
@@ -100,9 +101,8 @@ static void optimize_cmd(char *cmd, size_t n, const char *url, const char *dir, 
            th_build(), url, dir, dir, extra);
 }
 
-static void test_two_tasks_two_rounds(void **state) {
-  (void)state;
-  char *dir = th_tmpdir();
+static void test_second_round_improves_on_first_despite_broken_replies(void **state) {
+  const char *dir = ((th_store *)*state)->dir;
   fake_llm *f = fake_llm_start();
   assert_non_null(f);
   /* the first three requests: a server error (retried), a 429 (retried), then a reply without
@@ -152,8 +152,6 @@ static void test_two_tasks_two_rounds(void **state) {
   assert_int_equal(th_run(cmd, out, sizeof out), 0);
   assert_non_null(strstr(out, TASK_RELU));
   fake_llm_stop(f);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 /* A run slow enough to interrupt: the fake LLM answers after 300 ms; fills the optimize command
@@ -169,9 +167,8 @@ static fake_llm *slow_run_setup(const char *dir, char *cmd, size_t n, char *db_p
 
 /* Killed mid-run (SIGKILL) once some samples are evaluated; --resume finishes the run, and every
  * sample and evaluation stored before the kill is still there, unchanged or carried forward. */
-static void test_kill_and_resume(void **state) {
-  (void)state;
-  char *dir = th_tmpdir();
+static void test_sigkill_then_resume_loses_nothing(void **state) {
+  const char *dir = ((th_store *)*state)->dir;
   char cmd[2048], out[1 << 16], db_path[512];
   fake_llm *f = slow_run_setup(dir, cmd, sizeof cmd, db_path, sizeof db_path);
   pid_t pid = start_until_evaluated(cmd, db_path, 3);
@@ -220,15 +217,12 @@ static void test_kill_and_resume(void **state) {
   sqlite3_close(rw);
   sqlite3_close(db);
   fake_llm_stop(f);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 /* Ctrl-C: the run stops after the evaluation in progress, exits 130, is marked interrupted, and
  * --resume finishes it. */
-static void test_sigint_and_resume(void **state) {
-  (void)state;
-  char *dir = th_tmpdir();
+static void test_sigint_marks_interrupted_and_resume_finishes(void **state) {
+  const char *dir = ((th_store *)*state)->dir;
   char cmd[2048], out[1 << 16], db_path[512];
   fake_llm *f = slow_run_setup(dir, cmd, sizeof cmd, db_path, sizeof db_path);
   char exec_cmd[2100];
@@ -255,8 +249,6 @@ static void test_sigint_and_resume(void **state) {
   assert_int_equal(th_run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "done already"));
   fake_llm_stop(f);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 /* Exactly one line, starting "cudal1 optimize: ". */
@@ -265,10 +257,9 @@ static void assert_one_line(const char *out) {
   if (strncmp(out, "cudal1 optimize: ", 17) || !nl || nl[1]) fail_msg("not one line: %s", out);
 }
 
-static void test_errors(void **state) {
-  (void)state;
+static void test_unreachable_server_and_usage_errors_fail_in_one_line(void **state) {
   char cmd[1024], out[8192], want[200], p[600];
-  char *dir = th_tmpdir();
+  const char *dir = ((th_store *)*state)->dir;
   /* a server nobody listens on: stopped before the run starts, in one line naming URL and cause */
   int port = fake_llm_closed_port();
   assert_true(port > 0);
@@ -305,16 +296,13 @@ static void test_errors(void **state) {
     char *nl = strchr(out, '\n');
     if (strncmp(out, "cudal1", 6) || !nl || nl[1]) fail_msg("'%s': %s", bad[i], out);
   }
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 /* The server answers but will never serve this run: a refused key and a model it does not have
  * each stop the run with exit 2 and one line; nothing is stored for the refused requests. */
-static void test_server_refuses(void **state) {
-  (void)state;
+static void test_refused_key_or_unknown_model_stops_the_run(void **state) {
   char cmd[2048], out[8192], p[600];
-  char *dir = th_tmpdir();
+  const char *dir = ((th_store *)*state)->dir;
   fake_llm *f = fake_llm_start();
   fake_llm_set_default(f, answer, NULL);
   fake_llm_set_key(f, "sk-right");
@@ -345,8 +333,6 @@ static void test_server_refuses(void **state) {
   assert_int_equal((int)q_num(db, "select count(*) from runs where status='failed'"), 1);
   sqlite3_close(db);
   fake_llm_stop(f);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 /* A server that fails every request (HTTP 500): every sample is a generation error, and the run
@@ -358,10 +344,9 @@ static char *no_content(void *ud, const char *body, int choice) {
   return NULL; /* the fake answers HTTP 500 */
 }
 
-static void test_no_completion(void **state) {
-  (void)state;
+static void test_server_failing_every_request_fails_the_run(void **state) {
   char cmd[2048], out[8192], p[600];
-  char *dir = th_tmpdir();
+  const char *dir = ((th_store *)*state)->dir;
   fake_llm *f = fake_llm_start();
   fake_llm_set_default(f, no_content, NULL);
   optimize_cmd(cmd, sizeof cmd, fake_llm_url(f), dir, "--rounds 1 --retries 0 2>&1 >/dev/null");
@@ -376,17 +361,14 @@ static void test_no_completion(void **state) {
   assert_int_equal((int)q_num(db, "select count(*) from runs where status='failed'"), 1);
   sqlite3_close(db);
   fake_llm_stop(f);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 /* An evaluator that cannot judge (the workers cannot start: infra_error) stops the run at once
  * with exit 3 and one line quoting why; the sample stays for --resume, which finishes the run
  * once the evaluator works. */
-static void test_infra_error(void **state) {
-  (void)state;
+static void test_infra_error_stops_the_run_and_resume_finishes(void **state) {
   char cmd[2048], out[8192], p[600];
-  char *dir = th_tmpdir();
+  const char *dir = ((th_store *)*state)->dir;
   const char *run = "%s %s/cudal1 optimize --task " TASK_RELU " --backend replay --replay "
                     "examples/replay-host.jsonl --device host --shapes test --rounds 1 --samples 2 "
                     "--min-trials 10 --max-trials 30 --time-budget 0.3 --db %s/i.db --out %s/out "
@@ -412,20 +394,18 @@ static void test_infra_error(void **state) {
   assert_int_equal((int)q_num(db, "select count(*) from runs where status='done'"), 1);
   sqlite3_close(db);
 
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_two_tasks_two_rounds),
-      cmocka_unit_test(test_kill_and_resume),
-      cmocka_unit_test(test_sigint_and_resume),
-      cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_server_refuses),
-      cmocka_unit_test(test_no_completion),
-      cmocka_unit_test(test_infra_error),
+      th_store_path_test(test_second_round_improves_on_first_despite_broken_replies),
+      th_store_path_test(test_sigkill_then_resume_loses_nothing),
+      th_store_path_test(test_sigint_marks_interrupted_and_resume_finishes),
+      th_store_path_test(test_unreachable_server_and_usage_errors_fail_in_one_line),
+      th_store_path_test(test_refused_key_or_unknown_model_stops_the_run),
+      th_store_path_test(test_server_failing_every_request_fails_the_run),
+      th_store_path_test(test_infra_error_stops_the_run_and_resume_finishes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "harness.h"
 #include "fake_llm.h"
+#include "store_fixture.h"
 
 #define EVAL "%s/cudal1 eval --task level1/19_ReLU --solution tests/legit/host/19_ReLU.c " \
              "--device host --shapes test --json --min-trials 10 --max-trials 30 --time-budget 0.3 "
@@ -96,11 +97,11 @@ static char *policy_and_reviewer(void *ud, const char *body, int choice) {
   return r;
 }
 
-static void test_optimize_review(void **state) {
-  (void)state;
+static void test_optimize_review_stores_the_reviewers_verdict(void **state) {
+  const char *dir = ((th_store *)*state)->dir;
   fake_llm *f = fake_llm_start();
   fake_llm_set_default(f, policy_and_reviewer, NULL);
-  char *dir = th_tmpdir(), cmd[2048], out[8192];
+  char cmd[2048], out[8192];
   snprintf(cmd, sizeof cmd, "env no_proxy=127.0.0.1 %s/cudal1 optimize --task level1/19_ReLU "
            "--base-url %s --model pol --device host --shapes test --rounds 1 --samples 1 --review "
            "--review-threshold 0 --min-trials 10 --max-trials 30 --time-budget 0.3 --db %s/r.db "
@@ -120,15 +121,13 @@ static void test_optimize_review(void **state) {
   assert_int_equal(th_run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "--review"));
   fake_llm_stop(f);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_review_opinion_kept),
       cmocka_unit_test(test_review_failures_keep_verdict),
-      cmocka_unit_test(test_optimize_review),
+      th_store_path_test(test_optimize_review_stores_the_reviewers_verdict),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
