@@ -15,7 +15,7 @@ static int cli(const char *args) {
   return th_run(cmd, out, sizeof out);
 }
 
-static void test_flags(void **st) {
+static void test_audit_flags_degenerate_outputs(void **st) {
   (void)st;
   cl1_audit_result r;
   cl1_err err = {{0}};
@@ -94,7 +94,7 @@ static void test_cli_json_and_apply(void **st) {
   cJSON_Delete(doc);
 }
 
-static void test_cli_errors(void **st) {
+static void test_audit_cli_usage_errors_stop_before_auditing(void **st) {
   (void)st;
   assert_int_equal(cli("--device tpu"), 2);
   assert_non_null(strstr(out, "--device: expected cuda or host"));
@@ -109,9 +109,9 @@ static void test_cli_errors(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_flags),
+      cmocka_unit_test(test_audit_flags_degenerate_outputs),
       cmocka_unit_test(test_cli_json_and_apply),
-      cmocka_unit_test(test_cli_errors),
+      cmocka_unit_test(test_audit_cli_usage_errors_stop_before_auditing),
   };
   return cmocka_run_group_tests_name("audit", tests, NULL, NULL);
 }

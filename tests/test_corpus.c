@@ -33,7 +33,7 @@ static const char *str_of(const cJSON *o, const char *k) {
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void test_host_rows(void **st) {
+static void test_corpus_writes_a_row_per_manifest_line(void **st) {
   (void)st;
   char *d = th_tmpdir();
   char man[512], res[512], args[2048];
@@ -94,7 +94,7 @@ static void test_host_rows(void **st) {
   cJSON_Delete(doc);
 }
 
-static void test_mismatch(void **st) {
+static void test_corpus_fails_on_a_wrong_expectation(void **st) {
   (void)st;
   char *d = th_tmpdir();
   char man[512], res[512], args[2048];
@@ -116,7 +116,7 @@ static void test_mismatch(void **st) {
   cJSON_Delete(doc);
 }
 
-static void test_usage(void **st) {
+static void test_corpus_usage_errors_name_the_option(void **st) {
   (void)st;
   assert_int_equal(corpus(""), 2);
   assert_non_null(strstr(out, "--manifest"));
@@ -130,7 +130,7 @@ static void test_usage(void **st) {
 }
 
 /* the manifest's expectations as both the corpus tool and the test cases read them */
-static void test_expectations(void **st) {
+static void test_manifest_expectations_read_alike_by_tool_and_tests(void **st) {
   (void)st;
   char why[256];
   cJSON *inc = cJSON_Parse("{\"verdict\":\"incorrect\",\"flags\":[],\"speedup\":0}");
@@ -153,10 +153,10 @@ static void test_expectations(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_expectations),
-      cmocka_unit_test(test_usage),
-      cmocka_unit_test(test_host_rows),
-      cmocka_unit_test(test_mismatch),
+      cmocka_unit_test(test_manifest_expectations_read_alike_by_tool_and_tests),
+      cmocka_unit_test(test_corpus_usage_errors_name_the_option),
+      cmocka_unit_test(test_corpus_writes_a_row_per_manifest_line),
+      cmocka_unit_test(test_corpus_fails_on_a_wrong_expectation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,7 +107,7 @@ static void test_cpu_machine(void **st) {
 }
 
 /* A fake sysfs with a 1 GiB L3: the cache line says 1 GiB from sysfs, the flush is capped. */
-static void test_fake_sysfs(void **st) {
+static void test_doctor_reads_the_cache_from_sysfs(void **st) {
   (void)st;
   char *root = th_tmpdir(), dir[512], p[600];
   snprintf(dir, sizeof dir, "%s/devices/system/cpu/cpu0/cache/index3", root);
@@ -148,7 +148,7 @@ static const char *jstr(const cJSON *o, const char *key) {
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static void test_json(void **st) {
+static void test_doctor_json_lists_every_item(void **st) {
   (void)st;
   int rc = doctor("CUDAL1_BASE_URL=", "--json");
   cJSON *j = cJSON_Parse(out);
@@ -189,7 +189,7 @@ static void test_json(void **st) {
 }
 
 /* What the main job needs, broken on purpose: each named fatal, exit 3, the verdict names them. */
-static void test_fatal(void **st) {
+static void test_doctor_names_each_fatal_item_and_exits_3(void **st) {
   (void)st;
   char *d = th_tmpdir(), env[1200], file[300];
   snprintf(file, sizeof file, "%s/not-a-folder", d);
@@ -311,8 +311,8 @@ static void test_server_models(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_and_usage),  cmocka_unit_test(test_cpu_machine),
-      cmocka_unit_test(test_fake_sysfs),      cmocka_unit_test(test_json),
-      cmocka_unit_test(test_fatal),           cmocka_unit_test(test_server_unreachable),
+      cmocka_unit_test(test_doctor_reads_the_cache_from_sysfs),      cmocka_unit_test(test_doctor_json_lists_every_item),
+      cmocka_unit_test(test_doctor_names_each_fatal_item_and_exits_3),           cmocka_unit_test(test_server_unreachable),
       cmocka_unit_test(test_server_models),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,7 +46,7 @@ static void test_relu_roundtrip(void **st) {
   free(x), free(x2), free(y);
 }
 
-static void test_open_errors(void **st) {
+static void test_embed_open_errors_name_the_bad_argument(void **st) {
   (void)st;
   char err[1024] = "";
   assert_null(cl1_embed_open("level1/19_ReLU", "huge", "host", err, sizeof err));
@@ -60,7 +60,7 @@ static void test_open_errors(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_relu_roundtrip),
-      cmocka_unit_test(test_open_errors),
+      cmocka_unit_test(test_embed_open_errors_name_the_bad_argument),
   };
   return cmocka_run_group_tests_name("embed", tests, NULL, NULL);
 }

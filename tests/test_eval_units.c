@@ -204,7 +204,7 @@ static void test_cmp_sampled(void **st) {
   free(cand);
 }
 
-static void test_stats(void **st) {
+static void test_stats_of_median_quartiles_and_spread(void **st) {
   (void)st;
   double x[9] = {5, 1, 9, 3, 7, 2, 8, 4, 6};
   cl1_stats s;
@@ -248,7 +248,7 @@ static void test_speedups_agree(void **st) {
   assert_true(cl1_speedups_agree(0, 5, 0.1, 0.1)); /* no speedup to compare */
 }
 
-static void test_reward(void **st) {
+static void test_reward_of_verdicts_and_speedups(void **st) {
   (void)st;
   cl1_reward_cfg c;
   cl1_reward_cfg_default(&c);
@@ -279,8 +279,8 @@ int main(void) {
       cmocka_unit_test(test_cmp_tolerance), cmocka_unit_test(test_cmp_unwritten_nan),
       cmocka_unit_test(test_cmp_ints_and_halves), cmocka_unit_test(test_cmp_parallel_equals_serial),
       cmocka_unit_test(test_cmp_f32_maxima), cmocka_unit_test(test_cmp_sampled), cmocka_unit_test(test_cmp_magnitude), cmocka_unit_test(test_clock_confirm),
-      cmocka_unit_test(test_stats),
-      cmocka_unit_test(test_reward),
+      cmocka_unit_test(test_stats_of_median_quartiles_and_spread),
+      cmocka_unit_test(test_reward_of_verdicts_and_speedups),
       cmocka_unit_test(test_speedups_agree),
       cmocka_unit_test(test_remeasure_judge),
   };

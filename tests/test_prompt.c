@@ -354,7 +354,7 @@ static void test_missing_files(void **st) {
   }
 }
 
-static void test_bad_inputs(void **st) {
+static void test_bad_prompt_inputs_are_refused(void **st) {
   (void)st;
   cl1_task *t = load("level1/19_ReLU");
   cl1_exemplar bad_speed = {"int x;", 0.0, 3}, no_code = {NULL, 1.5, 4};
@@ -393,7 +393,7 @@ static void test_bad_inputs(void **st) {
   cl1_task_free(t);
 }
 
-static void test_prompt_dir(void **st) {
+static void test_prompt_dir_prefers_the_variable(void **st) {
   (void)st;
   setenv("CUDAL1_PROMPTS", "/some/where", 1);
   assert_string_equal(cl1_prompt_dir(), "/some/where");
@@ -411,8 +411,8 @@ int main(void) {
       cmocka_unit_test(test_golden_cuda),        cmocka_unit_test(test_golden_host),
       cmocka_unit_test(test_content),            cmocka_unit_test(test_user_template),
       cmocka_unit_test(test_unknown_placeholder), cmocka_unit_test(test_template_errors),
-      cmocka_unit_test(test_missing_files),      cmocka_unit_test(test_bad_inputs),
-      cmocka_unit_test(test_prompt_dir),
+      cmocka_unit_test(test_missing_files),      cmocka_unit_test(test_bad_prompt_inputs_are_refused),
+      cmocka_unit_test(test_prompt_dir_prefers_the_variable),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -38,7 +38,7 @@ static cl1_tinst mk(int dtype, int dist, double a, double b, int64_t n) {
   return t;
 }
 
-static void test_reproducible(void **state) {
+static void test_same_seed_and_tensor_id_reproduce_values(void **state) {
   (void)state;
   const int n = 4096;
   cl1_tinst t = mk(CL1_F32, CL1_DIST_NORMAL, 0, 1, n);
@@ -75,7 +75,7 @@ static void moments(const double *v, int n, double *mean, double *sd) {
   *sd = sqrt(s2 / (n - 1));
 }
 
-static void test_distributions(void **state) {
+static void test_distribution_moments_match(void **state) {
   (void)state;
   double *v = malloc(NS * sizeof *v), mean, sd;
   cl1_tinst t = mk(CL1_F64, CL1_DIST_UNIFORM, -2, 6, NS);
@@ -275,8 +275,8 @@ static void test_gen_half(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_philox_kat),      cmocka_unit_test(test_reproducible),
-      cmocka_unit_test(test_distributions),   cmocka_unit_test(test_int_conversions),
+      cmocka_unit_test(test_philox_kat),      cmocka_unit_test(test_same_seed_and_tensor_id_reproduce_values),
+      cmocka_unit_test(test_distribution_moments_match),   cmocka_unit_test(test_int_conversions),
       cmocka_unit_test(test_init_bounds),     cmocka_unit_test(test_half_rounding),
       cmocka_unit_test(test_bf16_rounding),   cmocka_unit_test(test_gen_half),
   };

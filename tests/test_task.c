@@ -271,7 +271,7 @@ static void test_fixture_instance(void **state) {
   cl1_task_free(t);
 }
 
-static void test_defaults(void **state) {
+static void test_minimal_task_gets_defaults(void **state) {
   (void)state;
   cl1_task *t = NULL;
   cl1_err err = {{0}};
@@ -372,7 +372,7 @@ static const bad_case bad_cases[] = {
     {"\"notes\": \"fixture\"", "\"notes\": 3", ": notes: must be a string (got a number)"},
 };
 
-static void test_malformed(void **state) {
+static void test_malformed_task_refused_naming_the_field(void **state) {
   (void)state;
   int n = (int)(sizeof bad_cases / sizeof bad_cases[0]);
   for (int i = 0; i < n; i++) {
@@ -540,7 +540,7 @@ static void find_ok(const char *root, const char *q, const char *want_rel) {
   if (strcmp(out, want)) fail_msg("'%s' -> %s, want %s", q, out, want);
 }
 
-static void test_find(void **state) {
+static void test_find_resolves_task_ids_and_paths(void **state) {
   (void)state;
   const char *root = th_tmpdir();
   mk_task(root, "level1/19_ReLU");
@@ -596,7 +596,7 @@ static void test_suite_root(void **state) {
   if (old) setenv("CUDAL1_SUITE", old, 1), free(old);
 }
 
-static void test_names(void **state) {
+static void test_dtype_and_shape_set_names_round_trip(void **state) {
   (void)state;
   assert_int_equal(cl1_dtype_parse("f32"), CL1_F32);
   assert_int_equal(cl1_dtype_parse("float32"), CL1_F32);
@@ -657,11 +657,11 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_expr_values),  cmocka_unit_test(test_expr_errors),
       cmocka_unit_test(test_fixture_load), cmocka_unit_test(test_fixture_instance),
-      cmocka_unit_test(test_defaults),     cmocka_unit_test(test_malformed),
+      cmocka_unit_test(test_minimal_task_gets_defaults),     cmocka_unit_test(test_malformed_task_refused_naming_the_field),
       cmocka_unit_test(test_new_dists),    cmocka_unit_test(test_set_tolerance),
       cmocka_unit_test(test_not_json),     cmocka_unit_test(test_not_found),
-      cmocka_unit_test(test_find),         cmocka_unit_test(test_suite_root),
-      cmocka_unit_test(test_names),        cmocka_unit_test(test_suite_tasks),
+      cmocka_unit_test(test_find_resolves_task_ids_and_paths),         cmocka_unit_test(test_suite_root),
+      cmocka_unit_test(test_dtype_and_shape_set_names_round_trip),        cmocka_unit_test(test_suite_tasks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@ static double num(const cJSON *j, const char *k) {
   return x->valuedouble;
 }
 
-static void test_peaks(void **st) {
+static void test_peaks_measured_plausibly_then_cached(void **st) {
   (void)st;
   const char *cache = th_tmpdir();
   cJSON *a = run_peaks(cache, "--force");
@@ -40,6 +40,6 @@ static void test_peaks(void **st) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_peaks)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_peaks_measured_plausibly_then_cached)};
   return cmocka_run_group_tests_name("peaks_gpu", tests, NULL, NULL);
 }

@@ -22,10 +22,20 @@ static void run_protocol(const char *flag, const char *want_protocol) {
   cJSON_Delete(j);
 }
 
-static void test_graph(void **st) { (void)st; run_protocol("--graph", "graph"); }
-static void test_warm_cache(void **st) { (void)st; run_protocol("--warm-cache", "warm-cache"); }
+static void test_correct_candidate_passes_under_graph(void **st) {
+  (void)st;
+  run_protocol("--graph", "graph");
+}
+
+static void test_correct_candidate_passes_under_warm_cache(void **st) {
+  (void)st;
+  run_protocol("--warm-cache", "warm-cache");
+}
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_graph), cmocka_unit_test(test_warm_cache)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_correct_candidate_passes_under_graph),
+      cmocka_unit_test(test_correct_candidate_passes_under_warm_cache),
+  };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
