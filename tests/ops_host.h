@@ -1,6 +1,7 @@
 /* ops_host.h — what the host op-library tests (tests/test_ops*.c) share: build/libcl1ops_host.so
  * loaded with dlopen (the test binaries do not link it), a symbol from it that fails the test when
- * absent, reproducible uniform values (xorshift64, seeded per file: define OPS_SEED before the
+ * absent (OP(cl1_op_x): typed as the header declares it, so a signature change breaks the build
+ * instead of the call), reproducible uniform values (xorshift64, seeded per file: define OPS_SEED before the
  * include), NaN-poisoned output buffers, and the elementwise closeness check. */
 #ifndef CL1_TEST_OPS_HOST_H
 #define CL1_TEST_OPS_HOST_H
@@ -21,6 +22,9 @@ static inline void *sym(const char *name) {
   if (!p) fail_msg("%s: %s", name, dlerror());
   return p;
 }
+
+/* The op `name` from the library, with the type ops.h gives it. */
+#define OP(name) ((__typeof__(&name))sym(#name))
 
 #ifdef OPS_SEED
 static uint64_t g_rng = OPS_SEED;

@@ -7,17 +7,6 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*relu_fn)(void *, const float *, float *, int64_t);
-typedef int (*softmax_fn)(void *, const float *, float *, int64_t, int64_t);
-typedef int (*sum_fn)(void *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*ln_fn)(void *, const float *, const float *, const float *, float *, int64_t,
-                     int64_t, double);
-typedef int (*mm_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*lin_fn)(void *, const float *, const float *, const float *, float *, int64_t,
-                      int64_t, int64_t);
-typedef int (*bias_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*conv_fn)(void *, const float *, const float *, const float *, float *,
-                       const cl1_conv2d_desc *);
 
 static float *rnd(int64_t n, float scale, float offset) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
@@ -28,7 +17,7 @@ static float *rnd(int64_t n, float scale, float offset) {
 
 static void test_relu(void **state) {
   (void)state;
-  relu_fn f = (relu_fn)sym("cl1_op_relu");
+  __typeof__(&cl1_op_relu) f = OP(cl1_op_relu);
   int64_t sizes[] = {0, 1, 7, 1000, 4099};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     int64_t n = sizes[s];
@@ -49,7 +38,7 @@ static void test_relu(void **state) {
 
 static void test_softmax(void **state) {
   (void)state;
-  softmax_fn f = (softmax_fn)sym("cl1_op_softmax");
+  __typeof__(&cl1_op_softmax) f = OP(cl1_op_softmax);
   int64_t shapes[][2] = {{1, 1}, {3, 5}, {4, 1001}, {2, 4096}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t R = shapes[s][0], C = shapes[s][1];
@@ -76,7 +65,7 @@ static void test_softmax(void **state) {
 
 static void test_sum_dim(void **state) {
   (void)state;
-  sum_fn f = (sum_fn)sym("cl1_op_sum_dim");
+  __typeof__(&cl1_op_sum_dim) f = OP(cl1_op_sum_dim);
   int64_t shapes[][3] = {{1, 1, 1}, {3, 37, 41}, {1, 100, 1}, {5, 1, 7}, {2, 0, 3}, {4, 9, 1}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t O = shapes[s][0], R = shapes[s][1], I = shapes[s][2];
@@ -93,7 +82,7 @@ static void test_sum_dim(void **state) {
 
 static void test_layernorm(void **state) {
   (void)state;
-  ln_fn f = (ln_fn)sym("cl1_op_layernorm");
+  __typeof__(&cl1_op_layernorm) f = OP(cl1_op_layernorm);
   int64_t shapes[][2] = {{1, 1}, {3, 1360}, {2, 7}, {16, 64}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t R = shapes[s][0], C = shapes[s][1];
@@ -124,8 +113,8 @@ static void test_layernorm(void **state) {
 
 static void test_matmul_linear(void **state) {
   (void)state;
-  mm_fn mm = (mm_fn)sym("cl1_op_matmul");
-  lin_fn lin = (lin_fn)sym("cl1_op_linear");
+  __typeof__(&cl1_op_matmul) mm = OP(cl1_op_matmul);
+  __typeof__(&cl1_op_linear) lin = OP(cl1_op_linear);
   int64_t shapes[][3] = {{1, 1, 1}, {5, 7, 3}, {67, 67, 67}, {9, 37, 131}, {4, 3, 0}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
@@ -143,9 +132,9 @@ static void test_matmul_linear(void **state) {
       }
     assert_int_equal(mm(NULL, A, B, C, M, N, K), 0);
     close_all("matmul", C, wc, M * N, 1e-5, 1e-6);
-    assert_int_equal(lin(NULL, A, W, bias, Y, M, N, K), 0);
+    assert_int_equal(lin(NULL, A, 0, W, bias, Y, M, N, K), 0);
     close_all("linear", Y, wy, M * N, 1e-5, 1e-6);
-    assert_int_equal(lin(NULL, A, W, NULL, Y0, M, N, K), 0);
+    assert_int_equal(lin(NULL, A, 0, W, NULL, Y0, M, N, K), 0);
     close_all("linear (no bias)", Y0, wy0, M * N, 1e-5, 1e-6);
     free(A), free(B), free(W), free(bias), free(C), free(Y), free(Y0), free(wc), free(wy), free(wy0);
   }
@@ -154,7 +143,7 @@ static void test_matmul_linear(void **state) {
 
 static void test_bias_add(void **state) {
   (void)state;
-  bias_fn f = (bias_fn)sym("cl1_op_bias_add");
+  __typeof__(&cl1_op_bias_add) f = OP(cl1_op_bias_add);
   int64_t shapes[][3] = {{1, 1, 1}, {9, 37, 1}, {2, 6, 169}, {3, 5, 0}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t O = shapes[s][0], C = shapes[s][1], I = shapes[s][2], n = O * C * I;
@@ -171,7 +160,7 @@ static void test_bias_add(void **state) {
 
 static void test_conv2d(void **state) {
   (void)state;
-  conv_fn f = (conv_fn)sym("cl1_op_conv2d");
+  __typeof__(&cl1_op_conv2d) f = OP(cl1_op_conv2d);
   cl1_conv2d_desc ds[] = {
       {.n = 2, .c = 3, .h = 17, .w = 17, .k = 8, .r = 3, .s = 3, .stride_h = 1, .stride_w = 1,
        .dil_h = 1, .dil_w = 1, .groups = 1},
@@ -216,14 +205,12 @@ static void test_conv2d(void **state) {
   assert_int_not_equal(f(NULL, &one, &one, NULL, &one, &bad), 0);
 }
 
-typedef void *(*alloc_fn)(size_t);
-typedef void (*free_fn)(void *);
 
 /* Intermediates memory: aligned, writable, distinct blocks, zero bytes allowed. */
 static void test_alloc(void **state) {
   (void)state;
-  alloc_fn a = (alloc_fn)sym("cl1_op_alloc");
-  free_fn f = (free_fn)sym("cl1_op_free");
+  __typeof__(&cl1_op_alloc) a = OP(cl1_op_alloc);
+  __typeof__(&cl1_op_free) f = OP(cl1_op_free);
   unsigned char *p = a(1 << 20), *q = a(0);
   assert_non_null(p);
   assert_non_null(q);

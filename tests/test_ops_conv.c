@@ -8,10 +8,6 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*convnd_fn)(void *, const float *, const float *, const float *, float *,
-                         const cl1_convnd_desc *);
-typedef int (*conv2d_fn)(void *, const float *, const float *, const float *, float *,
-                         const cl1_conv2d_desc *);
 
 static float *rnd(int64_t n) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
@@ -59,7 +55,7 @@ static void naive(const cl1_convnd_desc *d, const float *x, const float *w, cons
 
 /* Runs cl1_op_convnd on fresh random data and compares with naive(); returns nothing, fails. */
 static void check(const cl1_convnd_desc *d, int with_bias) {
-  convnd_fn f = (convnd_fn)sym("cl1_op_convnd");
+  __typeof__(&cl1_op_convnd) f = OP(cl1_op_convnd);
   int64_t isp = 1, ksp = 1, osp = 1;
   for (int i = 0; i < d->nd; i++) isp *= d->in[i], ksp *= d->ker[i], osp *= out_size(d, i);
   int64_t nx = d->n * d->c * isp, nw = d->k * (d->c / d->groups) * ksp, ny = d->n * d->k * osp;
@@ -132,8 +128,8 @@ static void test_convnd_3d(void **state) {
 /* For 2-d the generic op must agree with the existing cl1_op_conv2d. */
 static void test_convnd_vs_conv2d(void **state) {
   (void)state;
-  convnd_fn f = (convnd_fn)sym("cl1_op_convnd");
-  conv2d_fn g = (conv2d_fn)sym("cl1_op_conv2d");
+  __typeof__(&cl1_op_convnd) f = OP(cl1_op_convnd);
+  __typeof__(&cl1_op_conv2d) g = OP(cl1_op_conv2d);
   cl1_conv2d_desc c2 = {.n = 2, .c = 6, .h = 11, .w = 9, .k = 4, .r = 3, .s = 2,
                         .stride_h = 2, .stride_w = 1, .pad_h = 1, .pad_w = 2, .dil_h = 2,
                         .dil_w = 3, .groups = 2};
@@ -156,7 +152,7 @@ static void test_convnd_vs_conv2d(void **state) {
 
 static void test_convnd_bad_args(void **state) {
   (void)state;
-  convnd_fn f = (convnd_fn)sym("cl1_op_convnd");
+  __typeof__(&cl1_op_convnd) f = OP(cl1_op_convnd);
   float v[64] = {0};
   cl1_convnd_desc d = desc(2, 1, 2, 2, 1);
   d.in[0] = d.in[1] = 3, d.ker[0] = d.ker[1] = 2;

@@ -8,14 +8,8 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*convt_fn)(void *, const float *, const float *, const float *, float *,
-                        const cl1_convt_desc *);
 
-static convt_fn get_fn(void) {
-  convt_fn f = (convt_fn)dlsym(g_lib, "cl1_op_convtnd");
-  if (!f) fail_msg("cl1_op_convtnd: %s", dlerror());
-  return f;
-}
+static __typeof__(&cl1_op_convtnd) get_fn(void) { return OP(cl1_op_convtnd); }
 
 static float *rnd(int64_t n) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
@@ -65,7 +59,7 @@ static void naive(const cl1_convt_desc *d, const float *x, const float *w, const
 }
 
 static void check_case(const char *what, cl1_convt_desc d, int with_bias) {
-  convt_fn f = get_fn();
+  __typeof__(&cl1_op_convtnd) f = get_fn();
   int64_t in_sp = 1, out_sp = 1, ktaps = 1;
   for (int i = 0; i < d.nd; i++) {
     assert_int_equal(cl1_convt_out(&d, i), out_len(&d, i));
@@ -145,7 +139,7 @@ static void test_convt_3d(void **state) {
 
 static void test_convt_args(void **state) {
   (void)state;
-  convt_fn f = get_fn();
+  __typeof__(&cl1_op_convtnd) f = get_fn();
   float buf[64] = {0};
   cl1_convt_desc d = mk(1, 1, 2, 2, 1);
   d.in[0] = 3, d.k[0] = 2;

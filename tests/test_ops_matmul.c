@@ -8,10 +8,6 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*gemm_fn)(void *, int, int, const float *, const float *, float *, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t);
-typedef int (*mulch_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*tri_fn)(void *, const float *, float *, int64_t, int64_t, int64_t, int, int64_t);
 
 static float *rnd(int64_t n) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
@@ -38,7 +34,7 @@ static void naive_gemm(int ta, int tb, const float *A, const float *B, double *C
 
 static void test_gemm_ex(void **state) {
   (void)state;
-  gemm_fn f = (gemm_fn)sym("cl1_op_gemm_ex");
+  __typeof__(&cl1_op_gemm_ex) f = OP(cl1_op_gemm_ex);
   // M, N, K, batch: edge sizes (1x1x1, K = 0, vector shapes) and odd ones
   int64_t shapes[][4] = {{1, 1, 1, 1}, {5, 7, 3, 1}, {29, 31, 37, 1}, {1, 13, 9, 3},
                          {11, 1, 17, 2}, {4, 3, 0, 2}, {6, 5, 4, 4}, {67, 3, 129, 1}};
@@ -82,7 +78,7 @@ static void test_gemm_ex(void **state) {
 
 static void test_mul_channel(void **state) {
   (void)state;
-  mulch_fn f = (mulch_fn)sym("cl1_op_mul_channel");
+  __typeof__(&cl1_op_mul_channel) f = OP(cl1_op_mul_channel);
   int64_t shapes[][3] = {{1, 1, 1}, {1, 37, 53}, {3, 5, 7}, {2, 9, 1}, {4, 1, 33}, {3, 0, 4}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t O = shapes[s][0], Cn = shapes[s][1], I = shapes[s][2], n = O * Cn * I;
@@ -108,7 +104,7 @@ static void test_mul_channel(void **state) {
 
 static void test_tri(void **state) {
   (void)state;
-  tri_fn f = (tri_fn)sym("cl1_op_tri");
+  __typeof__(&cl1_op_tri) f = OP(cl1_op_tri);
   int64_t shapes[][3] = {{1, 1, 1}, {1, 47, 47}, {2, 5, 9}, {3, 9, 4}, {1, 1, 6}, {2, 0, 3}};
   int64_t diags[] = {0, 1, -2, 7, -9};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)

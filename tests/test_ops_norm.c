@@ -8,13 +8,6 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*reduce_fn)(void *, int, const float *, void *, int64_t, int64_t, int64_t);
-typedef int (*bn_fn)(void *, const float *, const float *, const float *, float *, int64_t,
-                     int64_t, int64_t, double);
-typedef int (*gn_fn)(void *, const float *, const float *, const float *, float *, int64_t,
-                     int64_t, int64_t, int64_t, double);
-typedef int (*normalize_fn)(void *, int, const float *, float *, int64_t, int64_t, int64_t,
-                            double);
 
 static float *rnd(int64_t n, float scale, float offset) {
   float *p = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
@@ -34,7 +27,7 @@ static const int64_t g_shapes[][3] = {{1, 1, 1}, {3, 37, 41}, {1, 100, 1}, {5, 1
 
 static void test_reduce_sum_mean(void **state) {
   (void)state;
-  reduce_fn f = (reduce_fn)sym("cl1_op_reduce");
+  __typeof__(&cl1_op_reduce) f = OP(cl1_op_reduce);
   for (size_t s = 0; s < N_SHAPES; s++) {
     int64_t O = g_shapes[s][0], R = g_shapes[s][1], I = g_shapes[s][2];
     float *x = rnd(O * R * I, 1, 0.25f), *y = poisoned(O * I), *m = poisoned(O * I);
@@ -75,7 +68,7 @@ static void naive_ext(const float *x, int64_t O, int64_t R, int64_t I, int is_ma
     }
 }
 
-static void check_ext(reduce_fn f, const float *x, int64_t O, int64_t R, int64_t I,
+static void check_ext(__typeof__(&cl1_op_reduce) f, const float *x, int64_t O, int64_t R, int64_t I,
                       const char *what) {
   float *wv = malloc(sizeof(float) * (size_t)(O * I)), *y = poisoned(O * I);
   int64_t *wi = malloc(sizeof(int64_t) * (size_t)(O * I)), *yi = malloc(sizeof(int64_t) * (size_t)(O * I));
@@ -99,7 +92,7 @@ static void check_ext(reduce_fn f, const float *x, int64_t O, int64_t R, int64_t
 
 static void test_reduce_extremes(void **state) {
   (void)state;
-  reduce_fn f = (reduce_fn)sym("cl1_op_reduce");
+  __typeof__(&cl1_op_reduce) f = OP(cl1_op_reduce);
   for (size_t s = 0; s < N_SHAPES; s++) {
     int64_t O = g_shapes[s][0], R = g_shapes[s][1], I = g_shapes[s][2];
     float *x = rnd(O * R * I, 1, 0);
@@ -164,7 +157,7 @@ static void naive_norm(const float *x, const float *g, const float *b, int64_t N
 
 static void test_batchnorm(void **state) {
   (void)state;
-  bn_fn f = (bn_fn)sym("cl1_op_batchnorm_train");
+  __typeof__(&cl1_op_batchnorm_train) f = OP(cl1_op_batchnorm_train);
   int64_t shapes[][3] = {{1, 1, 2}, {3, 5, 63}, {2, 1, 1}, {4, 3, 1}, {2, 16, 64}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t N = shapes[s][0], C = shapes[s][1], HW = shapes[s][2], n = N * C * HW;
@@ -188,7 +181,7 @@ static void test_batchnorm(void **state) {
 
 static void test_groupnorm(void **state) {
   (void)state;
-  gn_fn f = (gn_fn)sym("cl1_op_groupnorm");
+  __typeof__(&cl1_op_groupnorm) f = OP(cl1_op_groupnorm);
   // {N, C, HW, groups}: groups == C is InstanceNorm, groups == 1 normalises whole samples
   int64_t shapes[][4] = {{1, 1, 1, 1}, {3, 6, 63, 3}, {2, 5, 99, 5}, {2, 4, 1, 2},
                          {1, 8, 7, 1}, {2, 16, 64, 4}};
@@ -213,7 +206,7 @@ static void test_groupnorm(void **state) {
 
 static void test_normalize(void **state) {
   (void)state;
-  normalize_fn f = (normalize_fn)sym("cl1_op_normalize");
+  __typeof__(&cl1_op_normalize) f = OP(cl1_op_normalize);
   double epss[] = {0.0, 1e-5};
   for (int kind = 0; kind < CL1_NORM_N; kind++)
     for (size_t s = 0; s < N_SHAPES; s++)

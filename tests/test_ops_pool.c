@@ -10,13 +10,8 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*pool_fn)(void *, int, const float *, float *, const cl1_pool_desc *);
 
-static pool_fn pool(void) {
-  pool_fn f = (pool_fn)dlsym(g_lib, "cl1_op_pool");
-  if (!f) fail_msg("cl1_op_pool: %s", dlerror());
-  return f;
-}
+static __typeof__(&cl1_op_pool) pool(void) { return OP(cl1_op_pool); }
 
 /* PyTorch's output size, from its documented formula (ceil mode through real division). */
 static int64_t out_len(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int ceil_mode) {

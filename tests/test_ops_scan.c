@@ -8,14 +8,6 @@
 #include <math.h>
 #include "cudal1/ops.h"
 
-typedef int (*scan_fn)(void *, int, const float *, const uint8_t *, float *, int64_t, int64_t,
-                       int64_t, int, int);
-typedef int (*loss_fn)(void *, int, const float *, const float *, const float *, float *,
-                       int64_t, int64_t, double);
-typedef int (*ce_fn)(void *, const float *, const int64_t *, float *, int64_t, int64_t);
-typedef int (*gelu_fn)(void *, const float *, float *, int64_t);
-typedef int (*sdpa_fn)(void *, const float *, const float *, const float *, float *, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, double);
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static double urand(void) {  // xorshift64, uniform in [0, 1)
@@ -35,7 +27,7 @@ static void close1(const char *what, double got, double want, double tol) {
 
 static void test_scan(void **state) {
   (void)state;
-  scan_fn f = (scan_fn)sym("cl1_op_scan");
+  __typeof__(&cl1_op_scan) f = OP(cl1_op_scan);
   static const int64_t shapes[][3] = {{3, 1, 1}, {2, 37, 1}, {1, 129, 3}, {4, 5, 7}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t O = shapes[s][0], N = shapes[s][1], I = shapes[s][2], n = O * N * I;
@@ -74,7 +66,7 @@ static void test_scan(void **state) {
 
 static void test_loss(void **state) {
   (void)state;
-  loss_fn f = (loss_fn)sym("cl1_op_loss");
+  __typeof__(&cl1_op_loss) f = OP(cl1_op_loss);
   static const int64_t shapes[][2] = {{1, 1}, {3, 17}, {8, 255}};
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     int64_t R = shapes[s][0], C = shapes[s][1], n = R * C;
@@ -119,7 +111,7 @@ static void test_loss(void **state) {
 
 static void test_cross_entropy(void **state) {
   (void)state;
-  ce_fn f = (ce_fn)sym("cl1_op_cross_entropy");
+  __typeof__(&cl1_op_cross_entropy) f = OP(cl1_op_cross_entropy);
   int64_t R = 13, C = 7;
   float *x = rnd(R * C, -30, 30), y = NAN;
   int64_t t[13];
@@ -141,7 +133,7 @@ static void test_cross_entropy(void **state) {
 
 static void test_gelu_tanh(void **state) {
   (void)state;
-  gelu_fn f = (gelu_fn)sym("cl1_op_gelu_tanh");
+  __typeof__(&cl1_op_gelu_tanh) f = OP(cl1_op_gelu_tanh);
   int64_t n = 1001;
   float *x = rnd(n, -6, 6), *y = malloc(sizeof(float) * (size_t)n);
   assert_non_null(y);
@@ -157,7 +149,7 @@ static void test_gelu_tanh(void **state) {
 
 static void test_sdpa(void **state) {
   (void)state;
-  sdpa_fn f = (sdpa_fn)sym("cl1_op_sdpa");
+  __typeof__(&cl1_op_sdpa) f = OP(cl1_op_sdpa);
   int64_t B = 2, L = 5, S = 7, E = 3, Ev = 4;
   float *q = rnd(B * L * E, -2, 2), *k = rnd(B * S * E, -2, 2), *v = rnd(B * S * Ev, -2, 2);
   float *o = malloc(sizeof(float) * (size_t)(B * L * Ev));

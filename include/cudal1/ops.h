@@ -37,6 +37,12 @@ static inline int cl1_op_attr(const cl1_call *c, const char *name, double *v) {
 void *cl1_op_alloc(size_t bytes);
 void cl1_op_free(void *p);
 
+/* Copies `bytes` bytes from host memory `src` to `dst` (memory from cl1_op_alloc: device memory
+ * on the CUDA backend, host memory on the host one), e.g. the constant tables a module builds in
+ * __init__. For cl1_setup: the copy has completed when the call returns, so `src` may be freed
+ * at once. */
+int cl1_op_upload(void *stream, void *dst, const void *src, size_t bytes);
+
 /* y = max(x, 0); x, y: (n) */
 int cl1_op_relu(void *stream, const float *x, float *y, int64_t n);
 
@@ -56,9 +62,12 @@ int cl1_op_layernorm(void *stream, const float *x, const float *w, const float *
 int cl1_op_matmul(void *stream, const float *A, const float *B, float *C, int64_t M, int64_t N,
                   int64_t K);
 
-/* y = x @ W^T + bias (bias may be NULL). x: (M, K), W: (N, K), bias: (N), y: (M, N) */
-int cl1_op_linear(void *stream, const float *x, const float *W, const float *bias, float *y,
-                  int64_t M, int64_t N, int64_t K);
+/* F.linear: y = x @ W^T + bias (bias may be NULL). Row i of x starts at x + i * ldx: ldx 0
+ * means K (x contiguous); ldx > K reads a row-strided view without a copy, as addmm does, e.g.
+ * out[:, -1, :] of a (B, T, K) tensor is x = out + (T-1)*K, ldx = T*K.
+ * x: (M, K) rows, W: (N, K), bias: (N), y: (M, N) contiguous */
+int cl1_op_linear(void *stream, const float *x, int64_t ldx, const float *W, const float *bias,
+                  float *y, int64_t M, int64_t N, int64_t K);
 
 /* y[o, c, i] = x[o, c, i] + bias[c]. x, y: (outer, C, inner); bias: (C) */
 int cl1_op_bias_add(void *stream, const float *x, const float *bias, float *y, int64_t outer,
@@ -87,23 +96,15 @@ int cl1_op_conv2d(void *stream, const float *x, const float *w, const float *bia
 }
 #endif
 
-/* The op groups (one header each, same conventions). */
+/* The op families (one header each, same conventions). */
+#include "ops_elementwise.h"
+#include "ops_softmax.h"
 #include "ops_matmul.h"
-#include "ops_act.h"
 #include "ops_norm.h"
 #include "ops_conv.h"
 #include "ops_convt.h"
-#include "ops_scan.h"
 #include "ops_pool.h"
-#include "ops_misc_a.h"
-#include "ops_misc_b.h"
-#include "ops_misc_c.h"
-#include "ops_misc_d.h"
-#include "ops_misc_e.h"
-#include "ops_net.h"
-#include "ops_net_a.h"
-#include "ops_net_b.h"
-#include "ops_net_c.h"
-#include "ops_net_d.h"
-#include "ops_net_e.h"
+#include "ops_scan.h"
+#include "ops_layout.h"
+#include "ops_rnn.h"
 #endif

@@ -1,7 +1,8 @@
 /* ops_matmul.h — part of the op library API (ops.h includes it); see ops.h for the conventions.
  * The matmul family: a general (batched, transposed) GEMM and the elementwise companions that
- * KernelBench's matmul tasks need (per-row scaling, triu/tril); the matrix-scalar product is
- * cl1_op_unary's CL1_UNARY_MUL_SCALAR (ops_act.h). */
+ * KernelBench's matmul tasks need (per-row scaling, triu/tril and the triangular masked_fill of
+ * causal attention scores); the matrix-scalar product is cl1_op_unary's CL1_UNARY_MUL_SCALAR
+ * (ops_elementwise.h). */
 #ifndef CUDAL1_OPS_MATMUL_H
 #define CUDAL1_OPS_MATMUL_H
 #include <stdint.h>
@@ -28,6 +29,13 @@ int cl1_op_mul_channel(void *stream, const float *x, const float *s, float *y, i
  * 0 (also where x is NaN). x, y: (batch, rows, cols); y may be x. */
 int cl1_op_tri(void *stream, const float *x, float *y, int64_t batch, int64_t rows, int64_t cols,
                int upper, int64_t diagonal);
+
+/* masked_fill of a triangular mask over the last two dims: y[b, i, j] = x[b, i, j] where
+ * j - i <= diagonal (upper == 0: the tril part is kept) or j - i >= diagonal (upper != 0),
+ * else `value` (e.g. -INFINITY). minGPT's att.masked_fill(tril(ones)[:T, :T] == 0, -inf) is
+ * upper = 0, diagonal = 0. x, y: (batch, rows, cols); y may be x. */
+int cl1_op_tri_fill(void *stream, const float *x, float *y, int64_t batch, int64_t rows,
+                    int64_t cols, int upper, int64_t diagonal, float value);
 
 #ifdef __cplusplus
 }

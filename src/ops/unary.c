@@ -22,6 +22,13 @@ static double unary1(cl1_unary_kind kind, double v, double a, double b) {
     case CL1_UNARY_ABS: return fabs(v);
     case CL1_UNARY_ADD_SCALAR: return v + a;
     case CL1_UNARY_MUL_SCALAR: return v * a;
+    case CL1_UNARY_HARDSWISH: return v * clampd(v + 3, 0, 6) / 6;
+    case CL1_UNARY_MISH: return v * tanh(log1p(exp(v)));
+    /* comparisons so that NaN passes through */
+    case CL1_UNARY_MIN_SCALAR: return isnan(v) || v < a ? v : a;
+    case CL1_UNARY_MAX_SCALAR: return isnan(v) || v > a ? v : a;
+    case CL1_UNARY_DIV_SCALAR: return v / a;
+    case CL1_UNARY_EXP: return exp(v);
     case CL1_UNARY_N: break;
   }
   assert(0 && "kind checked by the caller");
@@ -42,11 +49,6 @@ int cl1_op_binary(void *stream, cl1_binary_kind kind, const float *x, const floa
   (void)stream;
   if ((unsigned)kind >= CL1_BINARY_N) return 1;
   if (cl1_ops_bad_sizes(n, 0, 0) || (n > 0 && (!x || !z || !y))) return 1;
-  for (int64_t i = 0; i < n; i++) {
-    double u = x[i], v = z[i];
-    double r = kind == CL1_BINARY_ADD ? u + v : kind == CL1_BINARY_SUB ? u - v
-             : kind == CL1_BINARY_MUL ? u * v : u / v;
-    y[i] = (float)r;
-  }
+  for (int64_t i = 0; i < n; i++) y[i] = (float)cl1_ops_binary1(kind, x[i], z[i]);
   return 0;
 }

@@ -1,6 +1,8 @@
 /* unary.cu — CUDA cl1_op_unary and cl1_op_binary: one grid-stride kernel per kind (a template
  * parameter, so each kind compiles to its own straight-line loop), float4 when every pointer is
- * 16-byte aligned (its first threads also take the n % 4 tail), scalar otherwise. Formulas follow ATen's CUDA kernels in float. */
+ * 16-byte aligned (its first threads also take the n % 4 tail), scalar otherwise. Formulas
+ * follow ATen's CUDA kernels in float (hardswish divides by 6, mish is x * tanh(log1p(exp(x))),
+ * exp is expf). */
 #include <math.h>
 #include "cudal1/ops.h"
 #include "cuda_common.cuh"
@@ -26,7 +28,16 @@ static __device__ __forceinline__ float unary1(float v, float a, float b) {
   else if constexpr (K == CL1_UNARY_HARDTANH) return clampf(v, a, b);
   else if constexpr (K == CL1_UNARY_ABS) return fabsf(v);
   else if constexpr (K == CL1_UNARY_ADD_SCALAR) return v + a;
-  else return v * a;  // CL1_UNARY_MUL_SCALAR
+  else if constexpr (K == CL1_UNARY_MUL_SCALAR) return v * a;
+  else if constexpr (K == CL1_UNARY_HARDSWISH) {
+    float t = v + 3.f;
+    t = t < 0.f ? 0.f : t > 6.f ? 6.f : t;
+    return v * t / 6.f;
+  } else if constexpr (K == CL1_UNARY_MISH) return v * tanhf(log1pf(expf(v)));
+  else if constexpr (K == CL1_UNARY_MIN_SCALAR) return (isnan(v) || v < a) ? v : a;
+  else if constexpr (K == CL1_UNARY_MAX_SCALAR) return (isnan(v) || v > a) ? v : a;
+  else if constexpr (K == CL1_UNARY_DIV_SCALAR) return v / a;
+  else return expf(v);  // CL1_UNARY_EXP
 }
 
 /* float4 over the first n / 4 quads, then the first n % 4 threads of the grid take the tail:
@@ -83,6 +94,12 @@ extern "C" int cl1_op_unary(void *stream, cl1_unary_kind kind, const float *x, f
     case CL1_UNARY_ABS: return unary_launch<CL1_UNARY_ABS>(st, x, y, n, fa, fb);
     case CL1_UNARY_ADD_SCALAR: return unary_launch<CL1_UNARY_ADD_SCALAR>(st, x, y, n, fa, fb);
     case CL1_UNARY_MUL_SCALAR: return unary_launch<CL1_UNARY_MUL_SCALAR>(st, x, y, n, fa, fb);
+    case CL1_UNARY_HARDSWISH: return unary_launch<CL1_UNARY_HARDSWISH>(st, x, y, n, fa, fb);
+    case CL1_UNARY_MISH: return unary_launch<CL1_UNARY_MISH>(st, x, y, n, fa, fb);
+    case CL1_UNARY_MIN_SCALAR: return unary_launch<CL1_UNARY_MIN_SCALAR>(st, x, y, n, fa, fb);
+    case CL1_UNARY_MAX_SCALAR: return unary_launch<CL1_UNARY_MAX_SCALAR>(st, x, y, n, fa, fb);
+    case CL1_UNARY_DIV_SCALAR: return unary_launch<CL1_UNARY_DIV_SCALAR>(st, x, y, n, fa, fb);
+    case CL1_UNARY_EXP: return unary_launch<CL1_UNARY_EXP>(st, x, y, n, fa, fb);
     default: return 1;
   }
 }
@@ -92,7 +109,9 @@ static __device__ __forceinline__ float binary1(float u, float v) {
   if constexpr (K == CL1_BINARY_ADD) return u + v;
   else if constexpr (K == CL1_BINARY_SUB) return u - v;
   else if constexpr (K == CL1_BINARY_MUL) return u * v;
-  else return u / v;  // CL1_BINARY_DIV
+  else if constexpr (K == CL1_BINARY_DIV) return u / v;
+  else if constexpr (K == CL1_BINARY_MIN) return (isnan(u) || isnan(v)) ? NAN : (u < v ? u : v);
+  else return (isnan(u) || isnan(v)) ? NAN : (u > v ? u : v);  // CL1_BINARY_MAX
 }
 
 template <int K>  // float4 plus the tail in one launch, as unary_vec4
@@ -138,6 +157,8 @@ extern "C" int cl1_op_binary(void *stream, cl1_binary_kind kind, const float *x,
     case CL1_BINARY_SUB: return binary_launch<CL1_BINARY_SUB>(st, x, z, y, n);
     case CL1_BINARY_MUL: return binary_launch<CL1_BINARY_MUL>(st, x, z, y, n);
     case CL1_BINARY_DIV: return binary_launch<CL1_BINARY_DIV>(st, x, z, y, n);
+    case CL1_BINARY_MIN: return binary_launch<CL1_BINARY_MIN>(st, x, z, y, n);
+    case CL1_BINARY_MAX: return binary_launch<CL1_BINARY_MAX>(st, x, z, y, n);
     default: return 1;
   }
 }

@@ -41,7 +41,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (div == 0) return 1;
   const state14 *s = call->state;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data, NULL,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data, NULL,
                          s->gemm, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, s->gemm, s->gemm, M * N,
                              1.0 / div, 0);

@@ -17,7 +17,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t n = cl1_op_numel(y);
   int rc = cl1_op_convtnd(call->stream, (const float *)x->data, (const float *)w->data,
                           (const float *)cb->data, out, &d);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, n, 0, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, out, out, n, addv, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, out, out, n, -1.0, 1.0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, out, out, n, scale, 0);

@@ -51,14 +51,14 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
       cl1_op_attr(call, "clamp_min", &lo) || cl1_op_attr(call, "clamp_max", &hi))
     return 1;
   float *y = (float *)call->outputs[0].data, *t = s->t;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          t, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, t, t, M * N, scale, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_ADD, t, t, t, M * N);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, t, t, M * N, lo, hi);
   if (!rc) rc = cl1_op_logsumexp(call->stream, t, y, M, N, 1);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, y, s->u, M, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, y, s->u, M, 0, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, y, s->u, y, M);
   return rc;
 }

@@ -61,7 +61,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                           (const float *)call->params[1].data, out, &d);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_ADD, out,
                               (const float *)call->inputs[1].data, out, n);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, out, h, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSWISH, out, h, n, 0, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, out, h, out, n);
   return rc;
 }

@@ -62,7 +62,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int rc = cl1_op_convnd(call->stream, (const float *)call->inputs[0].data,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          t, &d);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, t, t, d.n * d.k * sp, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSWISH, t, t, d.n * d.k * sp, 0, 0);
   if (!rc) rc = cl1_op_groupnorm(call->stream, t, (const float *)call->params[2].data,
                                  (const float *)call->params[3].data, t, d.n, d.k, sp, G, eps);
   // mean over dims [2, 3, 4]: (N*K, sp, 1)

@@ -17,7 +17,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (cl1_op_attr(call, "eps", &eps)) return 1;
   float *out = (float *)o->data;
   const float *y = (const float *)yin->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   // InstanceNorm2d on (B, 1, 1, N): one channel per sample, statistics over the N features
   if (!rc) rc = cl1_op_groupnorm(call->stream, out, NULL, NULL, out, M, 1, N, 1, eps);

@@ -17,10 +17,10 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t M, N, K;
   if (dims_of(call, &M, &N, &K)) return 1;
   float *out = (float *)call->outputs[0].data;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          out, M, N, K);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, M * N, 0);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, M * N, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, M * N, 0, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, M * N, 0, 0);
   return rc;
 }

@@ -22,7 +22,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t G = (int64_t)groups;
   if (G < 1 || N % G) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   // (M, N) as GroupNorm's (n = M, c = N, hw = 1)
   if (!rc) rc = cl1_op_groupnorm(call->stream, out, (const float *)g->data,

@@ -19,7 +19,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   double eps;
   if (cl1_op_attr(call, "eps", &eps)) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   // (M, N) seen as (outer = M, C = N, inner = 1)
   if (!rc) rc = cl1_op_mul_channel(call->stream, out, (const float *)sc->data, out, M, N, 1);

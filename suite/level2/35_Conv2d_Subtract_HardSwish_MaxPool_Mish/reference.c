@@ -66,8 +66,8 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          st->c, &d);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, st->c, st->c, nc, -sub, 0);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, st->c, st->c, nc, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSWISH, st->c, st->c, nc, 0, 0);
   if (!rc) rc = cl1_op_pool(call->stream, CL1_POOL_MAX, st->c, out, &pd);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, np, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, np, 0, 0);
   return rc;
 }

@@ -44,7 +44,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (cl1_op_attr(call, "num_groups", &groups) || cl1_op_attr(call, "eps", &eps)) return 1;
   if (groups < 1 || N % (int64_t)groups) return 1;
   float *g = (float *)call->outputs[0].data;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          g, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, g, st->s, M * N, 0, 0);

@@ -15,7 +15,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   double eps;
   if (cl1_op_attr(call, "eps", &eps)) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)call->params[1].data, out, M, N, K);
   if (!rc)
     rc = cl1_op_mul_channel(call->stream, out, (const float *)call->params[2].data, out, M, N, 1);

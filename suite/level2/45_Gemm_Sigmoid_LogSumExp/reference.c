@@ -51,11 +51,11 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const state45 *s = call->state;
   if (!s || dims_of(call, &B, &I, &H, &O)) return 1;
   const cl1_tensor *p = call->params;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)p[0].data, (const float *)p[1].data, s->h, B, H, I);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, s->h, s->h, B * H, 0, 0);
   if (!rc)
-    rc = cl1_op_linear(call->stream, s->h, (const float *)p[2].data, (const float *)p[3].data,
+    rc = cl1_op_linear(call->stream, s->h, 0, (const float *)p[2].data, (const float *)p[3].data,
                        s->t, B, O, H);
   if (!rc) rc = cl1_op_logsumexp(call->stream, s->t, (float *)call->outputs[0].data, B, O, 1);
   return rc;

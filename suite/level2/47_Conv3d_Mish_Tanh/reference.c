@@ -29,7 +29,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int rc = cl1_op_convnd(call->stream, (const float *)call->inputs[0].data,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          out, &d);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, n, 0, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_TANH, out, out, n, 0, 0);
   return rc;
 }

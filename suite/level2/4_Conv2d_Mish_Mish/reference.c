@@ -27,7 +27,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t n = d.n * d.k * oh * ow;
   int rc = cl1_op_conv2d(call->stream, (const float *)x->data, (const float *)w->data,
                          (const float *)cb->data, out, &d);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, n, 0);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, n, 0, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, n, 0, 0);
   return rc;
 }

@@ -55,16 +55,16 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const float *x = (const float *)call->inputs[0].data;
   const int64_t tdims[3] = {1, M, N}, tcont[3] = {0, N, 1}, row[3] = {0, 0, 1};
   const int64_t ydims[3] = {M, K, 1}, lcol[3] = {1, 0, 0}, xcont[3] = {K, 1, 0};
-  int rc = cl1_op_linear(call->stream, x, (const float *)call->params[0].data,
+  int rc = cl1_op_linear(call->stream, x, 0, (const float *)call->params[0].data,
                          (const float *)call->params[1].data, s->t, M, N, K);
   if (!rc)
-    rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_SUB, s->t, tcont,
-                             (const float *)call->params[2].data, row, s->t, tdims);
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_SUB, s->t, tcont,
+                             (const float *)call->params[2].data, row, s->t, 3, tdims);
   if (!rc) rc = cl1_op_reduce(call->stream, CL1_REDUCE_MEAN, s->t, s->m, M, N, 1);
   if (!rc) rc = cl1_op_logsumexp(call->stream, s->m, s->l, M, 1, 1);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_GELU, s->l, s->l, M, 0, 0);
   if (!rc)
-    rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_ADD, s->l, lcol, x, xcont,
-                             (float *)call->outputs[0].data, ydims);
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_ADD, s->l, lcol, x, xcont,
+                             (float *)call->outputs[0].data, 3, ydims);
   return rc;
 }

@@ -37,7 +37,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t M, N, K;
   const state56 *s = call->state;
   if (!s || !shapes_ok(call, &M, &N, &K)) return 1;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          s->h, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, s->h, s->h, M * N, 0, 0);

@@ -72,10 +72,10 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, y, s->g, n, 3.0, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, s->g, s->g, n, 0, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, y, s->g, y, n);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_DIV_SCALAR, y, y, n, 6.0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_DIV_SCALAR, y, y, n, 6.0, 0);
   if (!rc)
-    rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_SUB, y, cont,
-                             (const float *)call->params[2].data, zero, y, dims);
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_SUB, y, cont,
+                             (const float *)call->params[2].data, zero, y, 3, dims);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, y, y, n, lo, hi);
   return rc;
 }

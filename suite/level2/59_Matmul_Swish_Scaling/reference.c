@@ -40,7 +40,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   double scale;
   if (cl1_op_attr(call, "scaling_factor", &scale)) return 1;
   float *out = (float *)call->outputs[0].data;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          out, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, out, s->sig, M * N, 0, 0);

@@ -71,6 +71,6 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, t, out, out, n);
   if (!rc) rc = cl1_op_groupnorm(call->stream, out, (const float *)call->params[2].data,
                                  (const float *)call->params[3].data, out, d.n, C, sp, G, eps);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, out, out, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSWISH, out, out, n, 0, 0);
   return rc;
 }

@@ -20,7 +20,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
     return 1;
   if (groups < 1 || N % (int64_t)groups) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_groupnorm(call->stream, out, (const float *)g->data,
                                  (const float *)be->data, out, M, N, 1, (int64_t)groups, eps);

@@ -14,7 +14,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   double divisor;
   if (cl1_op_attr(call, "divisor", &divisor) || divisor == 0) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_relu(call->stream, out, out, M * N);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, out, out, M * N, 1.0 / divisor, 0);

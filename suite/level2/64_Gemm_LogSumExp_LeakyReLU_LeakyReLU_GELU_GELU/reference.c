@@ -41,7 +41,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   double slope;
   if (!s || dims_of(call, &M, &N, &K) || cl1_op_attr(call, "negative_slope", &slope)) return 1;
   float *y = (float *)call->outputs[0].data;
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          s->t, M, N, K);
   if (!rc) rc = cl1_op_logsumexp(call->stream, s->t, y, M, N, 1);

@@ -14,9 +14,11 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   float *out = (float *)y->data;
   const float *cv = (const float *)c->data;
   const int64_t dims[3] = {1, M, N}, cont[3] = {0, N, 1}, zero[3] = {0, 0, 0};
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
-  if (!rc) rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_MIN, out, cont, cv, zero, out, dims);
-  if (!rc) rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_SUB, out, cont, cv, zero, out, dims);
+  if (!rc)
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_MIN, out, cont, cv, zero, out, 3, dims);
+  if (!rc)
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_SUB, out, cont, cv, zero, out, 3, dims);
   return rc;
 }

@@ -27,7 +27,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   float *out = (float *)y->data;
   int rc = cl1_op_conv2d(call->stream, (const float *)x->data, (const float *)w->data,
                          (const float *)cb->data, out, &d);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, out, out, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSWISH, out, out, n, 0, 0);
   if (!rc) rc = cl1_op_relu(call->stream, out, out, n);
   return rc;
 }

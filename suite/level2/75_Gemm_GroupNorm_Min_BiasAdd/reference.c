@@ -61,14 +61,14 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (g < 1 || N % g) return 1;
   const cl1_tensor *p = call->params;
   const int64_t ydims[3] = {N, M, 1}, mrow[3] = {0, 1, 0}, bcol[3] = {1, 0, 0};
-  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(call->stream, (const float *)call->inputs[0].data, 0,
                          (const float *)p[0].data, (const float *)p[1].data, s->t, M, N, K);
   if (!rc)
     rc = cl1_op_groupnorm(call->stream, s->t, (const float *)p[2].data, (const float *)p[3].data,
                           s->t, M, N, 1, g, eps);
   if (!rc) rc = cl1_op_reduce(call->stream, CL1_REDUCE_MIN, s->t, s->m, M, N, 1);
   if (!rc)
-    rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_ADD, s->m, mrow, (const float *)p[4].data,
-                             bcol, (float *)call->outputs[0].data, ydims);
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_ADD, s->m, mrow, (const float *)p[4].data,
+                             bcol, (float *)call->outputs[0].data, 3, ydims);
   return rc;
 }

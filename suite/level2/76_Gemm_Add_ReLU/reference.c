@@ -11,8 +11,8 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t M = x->shape[0], K = x->shape[1], N = W->shape[0];
   if (W->shape[1] != K || b->shape[0] != N || y->shape[0] != M || y->shape[1] != N) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data, NULL, out,
-                         M, N, K);
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data, NULL,
+                         out, M, N, K);
   if (!rc) rc = cl1_op_bias_add(call->stream, out, (const float *)b->data, out, M, N, 1);
   if (!rc) rc = cl1_op_relu(call->stream, out, out, M * N);
   return rc;

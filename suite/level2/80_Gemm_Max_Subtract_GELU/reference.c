@@ -51,7 +51,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!s || ref_shapes(call, &M, &N, &K)) return 1;
   void *st = call->stream;
   float *out = (float *)call->outputs[0].data;
-  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          s->gemm, M, N, K);
   if (!rc) rc = cl1_op_reduce(st, CL1_REDUCE_MAX, s->gemm, out, M, N, 1);

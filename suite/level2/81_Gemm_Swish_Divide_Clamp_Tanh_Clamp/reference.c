@@ -44,7 +44,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   void *st = call->stream;
   float *out = (float *)call->outputs[0].data;
   int64_t n = M * N;
-  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data,
+  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data, 0,
                          (const float *)call->params[0].data, (const float *)call->params[1].data,
                          out, M, N, K);
   if (!rc) rc = cl1_op_unary(st, CL1_UNARY_SIGMOID, out, s->sig, n, 0, 0);

@@ -34,7 +34,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc)
     rc = cl1_op_groupnorm(call->stream, out, (const float *)p[2].data, (const float *)p[3].data,
                           out, d.n, d.k, sp, g, eps);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MIN_SCALAR, out, out, n, lo);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MIN_SCALAR, out, out, n, lo, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, out, out, n, lo, hi);
   return rc;
 }

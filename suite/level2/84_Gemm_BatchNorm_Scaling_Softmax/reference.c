@@ -51,7 +51,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const float *p[5];
   for (int i = 0; i < 5; i++) p[i] = (const float *)call->params[i].data;
   float *out = (float *)call->outputs[0].data;
-  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data, p[0], p[1], out, M, N, K);
+  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data, 0, p[0], p[1], out, M, N, K);
   if (!rc) rc = cl1_op_batchnorm_train(st, out, p[2], p[3], s->tmp, M, N, 1, eps);
   if (!rc) rc = cl1_op_mul_channel(st, s->tmp, p[4], s->tmp, 1, 1, M * N); /* (1,) broadcast */
   if (!rc) rc = cl1_op_softmax(st, s->tmp, out, M, N);

@@ -30,6 +30,6 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                          (const float *)cb->data, out, &d);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, out, out, n, -s1, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, out, out, n, -s2, 0);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, out, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, out, n, 0, 0);
   return rc;
 }

@@ -55,7 +55,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   for (int i = 0; i < 5; i++) p[i] = (const float *)call->params[i].data;
   float *out = (float *)call->outputs[0].data;
   int64_t n = M * N;
-  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data, p[0], p[1], s->tmp, M, N, K);
+  int rc = cl1_op_linear(st, (const float *)call->inputs[0].data, 0, p[0], p[1], s->tmp, M, N, K);
   if (!rc) rc = cl1_op_groupnorm(st, s->tmp, p[2], p[3], out, M, N, 1, G, eps);
   if (!rc) rc = cl1_op_unary(st, CL1_UNARY_SIGMOID, out, s->tmp, n, 0, 0);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_MUL, out, s->tmp, out, n);

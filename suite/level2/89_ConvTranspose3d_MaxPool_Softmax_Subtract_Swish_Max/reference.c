@@ -79,8 +79,8 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_pool(call->stream, CL1_POOL_MAX, s->t, s->p, &p);
   if (!rc) rc = cl1_op_softmax_dim(call->stream, s->p, s->u, d.n, C, sp);
   if (!rc)
-    rc = cl1_op_binary_bcast(call->stream, CL1_BCAST_SUB, s->u, cont,
-                             (const float *)call->params[2].data, chan, s->u, dims);
+    rc = cl1_op_binary_bcast(call->stream, CL1_BINARY_SUB, s->u, cont,
+                             (const float *)call->params[2].data, chan, s->u, 3, dims);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, s->u, s->g, n, 0, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_MUL, s->g, s->u, s->g, n);
   if (!rc) rc = cl1_op_reduce(call->stream, CL1_REDUCE_MAX, s->g, call->outputs[0].data, d.n, C, sp);

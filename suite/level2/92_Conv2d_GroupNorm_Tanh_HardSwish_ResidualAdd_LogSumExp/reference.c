@@ -64,7 +64,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
     rc = cl1_op_groupnorm(call->stream, s->c, (const float *)p[2].data, (const float *)p[3].data,
                           s->h, d.n, d.k, hw, g, eps);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_TANH, s->h, s->h, n, 0, 0);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_HARDSWISH, s->h, s->h, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDSWISH, s->h, s->h, n, 0, 0);
   if (!rc) rc = cl1_op_binary(call->stream, CL1_BINARY_ADD, s->c, s->h, s->h, n);
   if (!rc) rc = cl1_op_logsumexp(call->stream, s->h, (float *)call->outputs[0].data, d.n, d.k, hw);
   return rc;

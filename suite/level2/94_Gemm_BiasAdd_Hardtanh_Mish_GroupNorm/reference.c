@@ -47,11 +47,11 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const state94 *s = call->state;
   float *out = (float *)y->data;
   int64_t n = M * N;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_bias_add(call->stream, out, (const float *)bias->data, out, M, N, 1);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_HARDTANH, out, out, n, -1.0, 1.0);
-  if (!rc) rc = cl1_op_unary_e(call->stream, CL1_UNARY_E_MISH, out, s->tmp, n, 0);
+  if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MISH, out, s->tmp, n, 0, 0);
   if (!rc)
     rc = cl1_op_groupnorm(call->stream, s->tmp, (const float *)g->data, (const float *)be->data,
                           out, M, N, 1, G, eps);

@@ -40,7 +40,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const state95 *s = call->state;
   float *out = (float *)y->data;
   int64_t n = M * N;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_bias_add(call->stream, out, (const float *)add->data, out, M, N, 1);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_SIGMOID, out, s->sig, n, 0, 0);

@@ -47,7 +47,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const state97 *s = call->state;
   float *out = (float *)y->data;
   int64_t n = M * N;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, s->tmp, M, N, K);
   if (!rc)
     rc = cl1_op_batchnorm_train(call->stream, s->tmp, (const float *)g->data,

@@ -53,7 +53,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (cl1_pool_desc_check(CL1_POOL_AVG, &pd)) return 1;
   int64_t P = pd.out[0];
   const state98 *s = call->state;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, s->lin, M, N, K);
   if (!rc) rc = cl1_op_pool(call->stream, CL1_POOL_AVG, s->lin, s->pool, &pd);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_GELU, s->pool, s->pool, M * P, 0, 0);

@@ -11,7 +11,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   int64_t M = x->shape[0], K = x->shape[1], N = W->shape[0];
   if (W->shape[1] != K || b->shape[0] != N || y->shape[0] != M || y->shape[1] != N) return 1;
   float *out = (float *)y->data;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_GELU, out, out, M * N, 0, 0);
   if (!rc) rc = cl1_op_softmax(call->stream, out, out, M, N);

@@ -15,7 +15,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
     return 1;
   float *out = (float *)y->data;
   int64_t n = M * N;
-  int rc = cl1_op_linear(call->stream, (const float *)x->data, (const float *)W->data,
+  int rc = cl1_op_linear(call->stream, (const float *)x->data, 0, (const float *)W->data,
                          (const float *)b->data, out, M, N, K);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_ADD_SCALAR, out, out, n, -sub, 0);
   if (!rc) rc = cl1_op_unary(call->stream, CL1_UNARY_MUL_SCALAR, out, out, n, mul, 0);

@@ -3,7 +3,7 @@
  * the output. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/net_blocks.h>
+#include <cudal1/net.h>
 
 typedef struct {
   float *t;  // (N, C, H, W)
@@ -16,8 +16,8 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *cv, cl1_pool_desc *pl
   const cl1_tensor *x = &call->inputs[0], *p = call->params;
   if (x->ndim != 4 || x->dtype != CL1_F32 || p[2].ndim != 4) return 1;
   int64_t n = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3], k = p[2].shape[0];
-  if (cl1_nb_bad(&p[0], 1, c, 0, 0, 0) || cl1_nb_bad(&p[1], 1, c, 0, 0, 0) ||
-      cl1_nb_bad(&p[2], 4, k, c, 1, 1))
+  if (cl1_net_bad(&p[0], 1, c, 0, 0, 0) || cl1_net_bad(&p[1], 1, c, 0, 0, 0) ||
+      cl1_net_bad(&p[2], 4, k, c, 1, 1))
     return 1;
   *cv = (cl1_conv2d_desc){.n = n, .c = c, .h = h, .w = w, .k = k, .r = 1, .s = 1,
                           .stride_h = 1, .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
@@ -27,7 +27,7 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *cv, cl1_pool_desc *pl
     pl->out[i] = cl1_pool_out_len(pl->in[i], 2, 2, 0, 1, 0);
   }
   if (cl1_pool_desc_check(CL1_POOL_AVG, pl)) return 1;
-  return cl1_nb_bad(&call->outputs[0], 4, n, k, pl->out[0], pl->out[1]);
+  return cl1_net_bad(&call->outputs[0], 4, n, k, pl->out[0], pl->out[1]);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {

@@ -1,10 +1,10 @@
 /* reference.c — level3/14_DenseNet121DenseBlock, PyTorch eager order per layer i: batch_norm of
  * the current concatenation x_i into scratch `t`, relu in place, 3x3 conv into feature slot i of
- * scratch `feat`, then torch.cat([x, f_0..f_i], 1) as one cl1_op_cat_part per part into scratch
+ * scratch `feat`, then torch.cat([x, f_0..f_i], 1) as one cl1_cat_part per part into scratch
  * `cat` (the last layer's into the output). Layer 0 reads the input x itself. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/net_blocks.h>
+#include <cudal1/net.h>
 
 #define MAX_LAYERS 64
 
@@ -30,11 +30,11 @@ static int describe(const cl1_call *call, geom14 *g) {
   g->g = p[2].shape[0];
   for (int64_t i = 0; i < g->layers; i++) {
     int64_t c = g->c0 + i * g->g;
-    if (cl1_nb_bad(&p[3 * i], 1, c, 0, 0, 0) || cl1_nb_bad(&p[3 * i + 1], 1, c, 0, 0, 0) ||
-        cl1_nb_bad(&p[3 * i + 2], 4, g->g, c, 3, 3))
+    if (cl1_net_bad(&p[3 * i], 1, c, 0, 0, 0) || cl1_net_bad(&p[3 * i + 1], 1, c, 0, 0, 0) ||
+        cl1_net_bad(&p[3 * i + 2], 4, g->g, c, 3, 3))
       return 1;
   }
-  return cl1_nb_bad(&call->outputs[0], 4, g->n, g->c0 + g->layers * g->g, g->h, g->w);
+  return cl1_net_bad(&call->outputs[0], 4, g->n, g->c0 + g->layers * g->g, g->h, g->w);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
@@ -86,9 +86,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
     if (!rc) rc = cl1_op_relu(st, s->t, s->t, g.n * c * hw);
     if (!rc) rc = cl1_op_conv2d(st, s->t, (const float *)p[3 * i + 2].data, NULL, fi, &d);
     // torch.cat(features, 1): x, then f_0..f_i
-    if (!rc) rc = cl1_op_cat_part(st, x0, dst, g.n, g.c0 * hw, cout * hw, 0);
+    if (!rc) rc = cl1_cat_part(st, x0, dst, g.n, g.c0 * hw, cout * hw, 0);
     for (int64_t j = 0; j <= i && !rc; j++)
-      rc = cl1_op_cat_part(st, s->feat + j * fsz, dst, g.n, g.g * hw, cout * hw,
+      rc = cl1_cat_part(st, s->feat + j * fsz, dst, g.n, g.g * hw, cout * hw,
                            (g.c0 + j * g.g) * hw);
     xi = dst;
   }

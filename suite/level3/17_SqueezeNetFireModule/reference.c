@@ -3,7 +3,7 @@
  * (padding 1) into scratch `e3`, relu in place; torch.cat([e1, e3], 1) into the output. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/net_blocks.h>
+#include <cudal1/net.h>
 
 typedef struct {
   float *s;   // (N, S, H, W)
@@ -20,15 +20,15 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *sq, cl1_conv2d_desc *
     return 1;
   int64_t n = x->shape[0], c = x->shape[1], h = x->shape[2], w = x->shape[3];
   int64_t s = p[0].shape[0], k1 = p[2].shape[0], k3 = p[4].shape[0];
-  if (cl1_nb_bad(&p[0], 4, s, c, 1, 1) || cl1_nb_bad(&p[1], 1, s, 0, 0, 0) ||
-      cl1_nb_bad(&p[2], 4, k1, s, 1, 1) || cl1_nb_bad(&p[3], 1, k1, 0, 0, 0) ||
-      cl1_nb_bad(&p[4], 4, k3, s, 3, 3) || cl1_nb_bad(&p[5], 1, k3, 0, 0, 0))
+  if (cl1_net_bad(&p[0], 4, s, c, 1, 1) || cl1_net_bad(&p[1], 1, s, 0, 0, 0) ||
+      cl1_net_bad(&p[2], 4, k1, s, 1, 1) || cl1_net_bad(&p[3], 1, k1, 0, 0, 0) ||
+      cl1_net_bad(&p[4], 4, k3, s, 3, 3) || cl1_net_bad(&p[5], 1, k3, 0, 0, 0))
     return 1;
   *sq = (cl1_conv2d_desc){.n = n, .c = c, .h = h, .w = w, .k = s, .r = 1, .s = 1, .stride_h = 1,
                           .stride_w = 1, .dil_h = 1, .dil_w = 1, .groups = 1};
   *e1 = *sq, e1->c = s, e1->k = k1;
   *e3 = *e1, e3->k = k3, e3->r = e3->s = 3, e3->pad_h = e3->pad_w = 1;
-  return cl1_nb_bad(&call->outputs[0], 4, n, k1 + k3, h, w);
+  return cl1_net_bad(&call->outputs[0], 4, n, k1 + k3, h, w);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
@@ -70,8 +70,8 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_relu(st, s->e1, s->e1, n * e1.k * hw);
   if (!rc) rc = cl1_op_conv2d(st, s->s, P(4), P(5), s->e3, &e3);
   if (!rc) rc = cl1_op_relu(st, s->e3, s->e3, n * e3.k * hw);
-  if (!rc) rc = cl1_op_cat_part(st, s->e1, y, n, e1.k * hw, (e1.k + e3.k) * hw, 0);
-  if (!rc) rc = cl1_op_cat_part(st, s->e3, y, n, e3.k * hw, (e1.k + e3.k) * hw, e1.k * hw);
+  if (!rc) rc = cl1_cat_part(st, s->e1, y, n, e1.k * hw, (e1.k + e3.k) * hw, 0);
+  if (!rc) rc = cl1_cat_part(st, s->e3, y, n, e3.k * hw, (e1.k + e3.k) * hw, e1.k * hw);
 #undef P
   return rc;
 }

@@ -5,7 +5,7 @@
  * Scratch: two ping-pong trunk buffers, the squeeze output and the two expand outputs. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/net_blocks.h>
+#include <cudal1/net.h>
 
 enum { A, B_, S, E1, E3, NBUF };
 
@@ -15,37 +15,37 @@ static const struct { int64_t s, e1, e3; int pool; } fire18[] = {
     {16, 64, 64, 0},   {16, 64, 64, 0},   {32, 128, 128, 1}, {32, 128, 128, 0},
     {48, 192, 192, 0}, {48, 192, 192, 0}, {64, 256, 256, 1}, {64, 256, 256, 0}};
 
-/* The whole network; bufs NULL in the shapes-only walk. */
-static void walk(cl1_nb_net *nt, float *const *bufs) {
+/* The whole network; its buffers are NULL in the shapes-only walk. */
+static void walk(cl1_net *nt) {
   const cl1_tensor *xt = &nt->call->inputs[0], *y = &nt->call->outputs[0];
   if (nt->call->n_inputs != 1 || nt->call->n_outputs != 1 || xt->ndim != 4 ||
       xt->dtype != CL1_F32 || xt->shape[1] != 3 || y->ndim != 2 || y->dtype != CL1_F32 ||
       y->shape[0] != xt->shape[0])
     return (void)(nt->err = 1);
-#define B(i) (bufs ? bufs[i] : NULL)
-  cl1_nb_act x = {(float *)xt->data, xt->shape[0], 3, xt->shape[2], xt->shape[3]};
-  cl1_nb_act t = cl1_nb_conv(nt, x, B(B_), 96, 7, 2, 0, 1);
-  cl1_nb_relu(nt, t);
-  x = cl1_nb_pool(nt, CL1_POOL_MAX, t, B(A), 3, 2, 0, 1);
+#define B(i) cl1_net_buf(nt, i)
+  cl1_net_act x = {(float *)xt->data, xt->shape[0], 3, xt->shape[2], xt->shape[3]};
+  cl1_net_act t = cl1_net_conv(nt, x, B(B_), 96, 7, 2, 0, 1, 1);
+  cl1_net_relu(nt, t);
+  x = cl1_net_pool(nt, CL1_POOL_MAX, t, B(A), 3, 2, 0, 1);
   int xi = A;  // the trunk buffer holding x
   for (size_t i = 0; i < sizeof fire18 / sizeof fire18[0]; i++) {
     int o = xi == A ? B_ : A;
-    cl1_nb_act s = cl1_nb_conv(nt, x, B(S), fire18[i].s, 1, 1, 0, 1);
-    cl1_nb_relu(nt, s);
-    cl1_nb_act e[2];
-    e[0] = cl1_nb_conv(nt, s, B(E1), fire18[i].e1, 1, 1, 0, 1);
-    cl1_nb_relu(nt, e[0]);
-    e[1] = cl1_nb_conv(nt, s, B(E3), fire18[i].e3, 3, 1, 1, 1);
-    cl1_nb_relu(nt, e[1]);
-    x = cl1_nb_cat(nt, e, 2, B(o)), xi = o;
+    cl1_net_act s = cl1_net_conv(nt, x, B(S), fire18[i].s, 1, 1, 0, 1, 1);
+    cl1_net_relu(nt, s);
+    cl1_net_act e[2];
+    e[0] = cl1_net_conv(nt, s, B(E1), fire18[i].e1, 1, 1, 0, 1, 1);
+    cl1_net_relu(nt, e[0]);
+    e[1] = cl1_net_conv(nt, s, B(E3), fire18[i].e3, 3, 1, 1, 1, 1);
+    cl1_net_relu(nt, e[1]);
+    x = cl1_net_cat(nt, e, 2, B(o)), xi = o;
     if (fire18[i].pool) {
       o = xi == A ? B_ : A;
-      x = cl1_nb_pool(nt, CL1_POOL_MAX, x, B(o), 3, 2, 0, 1), xi = o;
+      x = cl1_net_pool(nt, CL1_POOL_MAX, x, B(o), 3, 2, 0, 1), xi = o;
     }
   }
   // (N, num_classes, h, w)
-  t = cl1_nb_conv(nt, x, B(xi == A ? B_ : A), y->shape[1], 1, 1, 0, 1);
-  cl1_nb_relu(nt, t);
+  t = cl1_net_conv(nt, x, B(xi == A ? B_ : A), y->shape[1], 1, 1, 0, 1, 1);
+  cl1_net_relu(nt, t);
   // adaptive_avg_pool2d(1) + flatten: a mean over h*w straight into the output
   if (nt->exec && !nt->err)
     nt->err = cl1_op_reduce(nt->call->stream, CL1_REDUCE_MEAN, t.p, y->data, t.n * t.c,
@@ -54,9 +54,9 @@ static void walk(cl1_nb_net *nt, float *const *bufs) {
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
-  return cl1_nb_setup(call, state, NBUF, NULL, walk);
+  return cl1_net_setup(call, state, NBUF, NULL, walk);
 }
 
-CL1_EXPORT void cl1_teardown(void *state) { cl1_nb_teardown(state); }
+CL1_EXPORT void cl1_teardown(void *state) { cl1_net_teardown(state); }
 
-CL1_EXPORT int cl1_forward(const cl1_call *call) { return cl1_nb_forward(call, NULL, walk); }
+CL1_EXPORT int cl1_forward(const cl1_call *call) { return cl1_net_forward(call, NULL, walk); }

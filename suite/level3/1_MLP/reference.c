@@ -63,7 +63,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
     int64_t n = W->shape[0];
     int last = i + 1 == layers;
     float *o = last ? (float *)call->outputs[0].data : s->buf[i % 2]; /* (M, n) */
-    rc = cl1_op_linear(call->stream, h, (const float *)W->data, (const float *)b->data, o, M, n,
+    rc = cl1_op_linear(call->stream, h, 0, (const float *)W->data, (const float *)b->data, o, M, n,
                        k);
     if (!rc && !last) rc = cl1_op_relu(call->stream, o, o, M * n);
     h = o, k = n;

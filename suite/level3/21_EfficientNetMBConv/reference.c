@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
-#include <cudal1/net_mb.h>
+#include <cudal1/net.h>
 
 typedef struct {
   float *hid;  // (N, hidden, H, W): the expand output
@@ -33,14 +33,14 @@ static int describe(const cl1_call *call, mb_shape *m) {
   if (q->ndim != 4) return 1;
   m->hid = q->shape[0], m->k = q->shape[2];
   if (m->stride < 1 || m->k < 1 || m->k % 2 == 0 || (!m->expand && m->hid != m->cin)) return 1;
-  if (m->expand && (!cl1_mb_shape_is(&p[0], 4, m->hid, m->cin, 1, 1) ||
-                    !cl1_mb_shape_is(&p[1], 1, m->hid, 0, 0, 0) ||
-                    !cl1_mb_shape_is(&p[2], 1, m->hid, 0, 0, 0)))
+  if (m->expand && (cl1_net_bad(&p[0], 4, m->hid, m->cin, 1, 1) ||
+                    cl1_net_bad(&p[1], 1, m->hid, 0, 0, 0) ||
+                    cl1_net_bad(&p[2], 1, m->hid, 0, 0, 0)))
     return 1;
-  if (!cl1_mb_shape_is(&q[0], 4, m->hid, 1, m->k, m->k) ||
-      !cl1_mb_shape_is(&q[1], 1, m->hid, 0, 0, 0) || !cl1_mb_shape_is(&q[2], 1, m->hid, 0, 0, 0) ||
-      !cl1_mb_shape_is(&q[3], 4, m->cout, m->hid, 1, 1) ||
-      !cl1_mb_shape_is(&q[4], 1, m->cout, 0, 0, 0) || !cl1_mb_shape_is(&q[5], 1, m->cout, 0, 0, 0))
+  if (cl1_net_bad(&q[0], 4, m->hid, 1, m->k, m->k) ||
+      cl1_net_bad(&q[1], 1, m->hid, 0, 0, 0) || cl1_net_bad(&q[2], 1, m->hid, 0, 0, 0) ||
+      cl1_net_bad(&q[3], 4, m->cout, m->hid, 1, 1) ||
+      cl1_net_bad(&q[4], 1, m->cout, 0, 0, 0) || cl1_net_bad(&q[5], 1, m->cout, 0, 0, 0))
     return 1;
   int64_t pad = (m->k - 1) / 2;
   m->oh = (m->h + 2 * pad - m->k) / m->stride + 1;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
-#include <cudal1/net_mb.h>
+#include <cudal1/net.h>
 
 typedef struct {
   float *a, *b;   // (N, mid, H, W)
@@ -32,15 +32,15 @@ static int describe(const cl1_call *call, unit_shape *u) {
   if (u->cout % 4 || u->g < 1 || u->cin % u->g || u->mid % u->g || u->cout % u->g) return 1;
   if (y->shape[0] != u->n || y->shape[2] != u->h || y->shape[3] != u->w) return 1;
   int64_t m = u->mid, o = u->cout;
-  if (!cl1_mb_shape_is(&p[0], 4, m, u->cin / u->g, 1, 1) ||
-      !cl1_mb_shape_is(&p[3], 4, m, 1, 3, 3) || !cl1_mb_shape_is(&p[6], 4, o, m / u->g, 1, 1))
+  if (cl1_net_bad(&p[0], 4, m, u->cin / u->g, 1, 1) ||
+      cl1_net_bad(&p[3], 4, m, 1, 3, 3) || cl1_net_bad(&p[6], 4, o, m / u->g, 1, 1))
     return 1;
   const int64_t vec[] = {m, m, 0, m, m, 0, o, o};  // bn1, bn2, bn3 weight/bias at 1,2,4,5,7,8
   for (int i = 1; i < 9; i++)
-    if (vec[i - 1] && !cl1_mb_shape_is(&p[i], 1, vec[i - 1], 0, 0, 0)) return 1;
-  if (u->proj && (!cl1_mb_shape_is(&p[9], 4, o, u->cin, 1, 1) ||
-                  !cl1_mb_shape_is(&p[10], 1, o, 0, 0, 0) ||
-                  !cl1_mb_shape_is(&p[11], 1, o, 0, 0, 0)))
+    if (vec[i - 1] && cl1_net_bad(&p[i], 1, vec[i - 1], 0, 0, 0)) return 1;
+  if (u->proj && (cl1_net_bad(&p[9], 4, o, u->cin, 1, 1) ||
+                  cl1_net_bad(&p[10], 1, o, 0, 0, 0) ||
+                  cl1_net_bad(&p[11], 1, o, 0, 0, 0)))
     return 1;
   return 0;
 }
@@ -91,7 +91,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_relu(st, s->a, s->a, u.n * m * hw);
   if (!rc) rc = cl1_op_conv2d(st, s->a, P[3], NULL, s->b, &c2);
   if (!rc) rc = cl1_op_batchnorm_train(st, s->b, P[4], P[5], s->b, u.n, m, hw, u.eps);
-  if (!rc) rc = cl1_mb_shuffle(st, s->b, s->a, u.n, m, u.g, hw);
+  // channel shuffle: view (N, g, m/g, hw) read as (N, m/g, g, hw), made contiguous
+  const int64_t shuf[4] = {u.n, m / u.g, u.g, hw}, shuf_stride[4] = {m * hw, hw, m / u.g * hw, 1};
+  if (!rc) rc = cl1_op_strided_copy(st, 4, shuf, s->b, shuf_stride, s->a, NULL);
   if (!rc) rc = cl1_op_conv2d(st, s->a, P[6], NULL, y, &c3);
   if (!rc) rc = cl1_op_batchnorm_train(st, y, P[7], P[8], y, u.n, o, hw, u.eps);
   if (!rc) rc = cl1_op_relu(st, y, y, u.n * o * hw);

@@ -118,7 +118,7 @@ static int encoder_layer(void *st, const state28 *s, const dims28 *d, const floa
                          double eps) {
   const int64_t S = d->B, Nb = d->Nt, E = d->dim, nh = d->heads, hd = d->hd, M = S * Nb;
   const int64_t part = M * E;
-  int rc = cl1_op_linear(st, s->x, L[L_IN_W], L[L_IN_B], s->qkv, M, 3 * E, E);
+  int rc = cl1_op_linear(st, s->x, 0, L[L_IN_W], L[L_IN_B], s->qkv, M, 3 * E, E);
   // qkv viewed (S, Nb, 3, nh, hd) -> (3, Nb, nh, S, hd) = (3, Nb*nh, S, hd)
   const int64_t sh1[5] = {3, Nb, nh, S, hd}, xs1[5] = {E, 3 * E, hd, Nb * 3 * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, sh1, s->qkv, xs1, s->heads, NULL);
@@ -127,12 +127,12 @@ static int encoder_layer(void *st, const state28 *s, const dims28 *d, const floa
   // (Nb, nh, S, hd) -> (S, Nb, nh, hd)
   const int64_t sh2[4] = {S, Nb, nh, hd}, xs2[4] = {hd, nh * S * hd, S * hd, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sh2, s->o, xs2, s->qkv, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->qkv, L[L_OUT_W], L[L_OUT_B], s->t, M, E, E);
+  if (!rc) rc = cl1_op_linear(st, s->qkv, 0, L[L_OUT_W], L[L_OUT_B], s->t, M, E, E);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->t, s->t, part);
   if (!rc) rc = cl1_op_layernorm(st, s->t, L[L_N1_W], L[L_N1_B], s->x, M, E, eps);
-  if (!rc) rc = cl1_op_linear(st, s->x, L[L_FC1_W], L[L_FC1_B], s->f, M, d->mlp, E);
+  if (!rc) rc = cl1_op_linear(st, s->x, 0, L[L_FC1_W], L[L_FC1_B], s->f, M, d->mlp, E);
   if (!rc) rc = cl1_op_relu(st, s->f, s->f, M * d->mlp);
-  if (!rc) rc = cl1_op_linear(st, s->f, L[L_FC2_W], L[L_FC2_B], s->t, M, E, d->mlp);
+  if (!rc) rc = cl1_op_linear(st, s->f, 0, L[L_FC2_W], L[L_FC2_B], s->t, M, E, d->mlp);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->t, s->t, part);
   if (!rc) rc = cl1_op_layernorm(st, s->t, L[L_N2_W], L[L_N2_B], s->x, M, E, eps);
   return rc;
@@ -153,11 +153,11 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // img.unfold(2, p, p).unfold(3, p, p): (B, C, g, g, p, p)
   const int64_t sh0[6] = {B, C, g, g, p, p}, xs0[6] = {C * W * W, W * W, p * W, p, W, 1};
   int rc = cl1_op_strided_copy(st, 6, sh0, img, xs0, s->patches, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->patches, P[P_EMB_W], P[P_EMB_B], s->pe, B * d.N, E, d.pd);
+  if (!rc) rc = cl1_op_linear(st, s->patches, 0, P[P_EMB_W], P[P_EMB_B], s->pe, B * d.N, E, d.pd);
   // torch.cat((cls_token.expand(B, 1, E), pe), dim=1)
   const int64_t shc[2] = {B, E}, xsc[2] = {0, 1}, ysc[2] = {Nt * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 2, shc, P[P_CLS], xsc, s->x, ysc);
-  if (!rc) rc = cl1_op_cat_part(st, s->pe, s->x, B, d.N * E, Nt * E, E);
+  if (!rc) rc = cl1_cat_part(st, s->pe, s->x, B, d.N * E, Nt * E, E);
   if (!rc) rc = cl1_op_bias_add(st, s->x, P[P_POS], s->x, B, Nt * E, 1);
   for (int64_t l = 0; l < d.depth && !rc; l++)
     rc = encoder_layer(st, s, &d, P + P_LAYER0 + L_N * l, eps);
@@ -165,9 +165,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const int64_t sh3[2] = {B, E}, xs3[2] = {Nt * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 2, sh3, s->x, xs3, s->c, NULL);
   const float *const *H = P + P_LAYER0 + L_N * d.depth;
-  if (!rc) rc = cl1_op_linear(st, s->c, H[H_FC1_W], H[H_FC1_B], s->h, B, d.mlp, E);
+  if (!rc) rc = cl1_op_linear(st, s->c, 0, H[H_FC1_W], H[H_FC1_B], s->h, B, d.mlp, E);
   if (!rc) rc = cl1_op_unary(st, CL1_UNARY_GELU, s->h, s->h, B * d.mlp, 0, 0);
-  if (!rc) rc = cl1_op_linear(st, s->h, H[H_FC2_W], H[H_FC2_B], call->outputs[0].data, B,
+  if (!rc) rc = cl1_op_linear(st, s->h, 0, H[H_FC2_W], H[H_FC2_B], call->outputs[0].data, B,
                               d.ncls, d.mlp);
   return rc;
 }

@@ -173,9 +173,9 @@ static int block(void *st, const state29 *s, int64_t B, const stage29 *g, int64_
     rc = cl1_op_strided_copy(st, 4, map, s->pad + (lo * Hp + lo) * C, pst, s->h, NULL);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->h, s->x, M * C);
   if (!rc) rc = cl1_op_layernorm(st, s->x, L[B_N2_W], L[B_N2_B], s->h, M, C, eps);
-  if (!rc) rc = cl1_op_linear(st, s->h, L[B_FC1_W], L[B_FC1_B], s->hid, M, g->hidden, C);
+  if (!rc) rc = cl1_op_linear(st, s->h, 0, L[B_FC1_W], L[B_FC1_B], s->hid, M, g->hidden, C);
   if (!rc) rc = cl1_op_unary(st, CL1_UNARY_GELU, s->hid, s->hid, M * g->hidden, 0, 0);
-  if (!rc) rc = cl1_op_linear(st, s->hid, L[B_FC2_W], L[B_FC2_B], s->h, M, C, g->hidden);
+  if (!rc) rc = cl1_op_linear(st, s->hid, 0, L[B_FC2_W], L[B_FC2_B], s->h, M, C, g->hidden);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->h, s->x, M * C);
   return rc;
 }
@@ -191,7 +191,7 @@ static int merge(void *st, const state29 *s, int64_t B, const stage29 *g, const 
   for (int k = 0; k < 4 && !rc; k++)
     rc = cl1_op_strided_copy(st, 4, sh, s->x + (dr[k] * H + dc[k]) * C, xs, s->merge + k * C, ys);
   if (!rc) rc = cl1_op_layernorm(st, s->merge, Mp[M_N_W], Mp[M_N_B], s->h, M, 4 * C, eps);
-  if (!rc) rc = cl1_op_linear(st, s->h, Mp[M_RED_W], NULL, s->x, M, 2 * C, 4 * C);
+  if (!rc) rc = cl1_op_linear(st, s->h, 0, Mp[M_RED_W], NULL, s->x, M, 2 * C, 4 * C);
   return rc;
 }
 
@@ -224,7 +224,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const float *const *F = P + block_base(NSTAGE - 1, k_depths[NSTAGE - 1]);
   if (!rc) rc = cl1_op_layernorm(st, s->x, F[F_N_W], F[F_N_B], s->h, B * Lf, Cf, eps);
   if (!rc) rc = cl1_op_reduce(st, CL1_REDUCE_MEAN, s->h, s->hid, B, Lf, Cf);
-  if (!rc) rc = cl1_op_linear(st, s->hid, F[F_HEAD_W], F[F_HEAD_B], call->outputs[0].data, B,
+  if (!rc) rc = cl1_op_linear(st, s->hid, 0, F[F_HEAD_W], F[F_HEAD_B], call->outputs[0].data, B,
                               d.ncls, Cf);
   return rc;
 }

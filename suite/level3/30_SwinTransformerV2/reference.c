@@ -244,10 +244,10 @@ static int attention(void *st, const state30 *s, int64_t B, const stage30 *g, in
   const int64_t R = (2 * ws - 1) * (2 * ws - 1), BH = Bw * nh;
   // qkv_bias = torch.cat((q_bias, zeros_like(v_bias), v_bias))
   int rc = cl1_op_fill(st, s->zeros, C, 0.f);
-  if (!rc) rc = cl1_op_cat_part(st, L[B_QB], s->qkvb, 1, C, 3 * C, 0);
-  if (!rc) rc = cl1_op_cat_part(st, s->zeros, s->qkvb, 1, C, 3 * C, C);
-  if (!rc) rc = cl1_op_cat_part(st, L[B_VB], s->qkvb, 1, C, 3 * C, 2 * C);
-  if (!rc) rc = cl1_op_linear(st, s->b, L[B_QKV_W], s->qkvb, s->qkv, M, 3 * C, C);
+  if (!rc) rc = cl1_cat_part(st, L[B_QB], s->qkvb, 1, C, 3 * C, 0);
+  if (!rc) rc = cl1_cat_part(st, s->zeros, s->qkvb, 1, C, 3 * C, C);
+  if (!rc) rc = cl1_cat_part(st, L[B_VB], s->qkvb, 1, C, 3 * C, 2 * C);
+  if (!rc) rc = cl1_op_linear(st, s->b, 0, L[B_QKV_W], s->qkvb, s->qkv, M, 3 * C, C);
   // reshape(Bw, N, 3, nh, hd).permute(2, 0, 3, 1, 4), made contiguous for the normalize
   const int64_t sh1[5] = {3, Bw, nh, N, hd}, xs1[5] = {C, N * 3 * C, hd, 3 * C, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, sh1, s->qkv, xs1, s->qkvp, NULL);
@@ -257,14 +257,14 @@ static int attention(void *st, const state30 *s, int64_t B, const stage30 *g, in
   if (!rc) rc = cl1_op_normalize(st, CL1_NORM_L2, kk, s->kn, BH * N, hd, 1, 0.0);
   if (!rc) rc = cl1_op_gemm_ex(st, 0, 1, s->qn, s->kn, s->att, N, N, hd, BH, N * hd, N * hd, NN);
   // torch.clamp(logit_scale, max=log(1 / 0.01)).exp(), then attn * logit_scale (nh, 1, 1)
-  if (!rc) rc = cl1_op_unary_e(st, CL1_UNARY_E_MIN_SCALAR, L[B_LS], s->scale, nh, log(100.0));
-  if (!rc) rc = cl1_op_exp(st, s->scale, s->scale, nh);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_MIN_SCALAR, L[B_LS], s->scale, nh, log(100.0), 0);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->scale, s->scale, nh, 0, 0);
   const int64_t dm[3] = {Bw, nh, NN}, xm[3] = {nh * NN, NN, 1}, zm[3] = {0, 1, 0};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_MUL, s->att, xm, s->scale, zm, s->att, dm);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_MUL, s->att, xm, s->scale, zm, s->att, 3, dm);
   // cpb_mlp(relative_coords_table).view(-1, nh): (R, 2) -> (R, 512) -> (R, nh)
-  if (!rc) rc = cl1_op_linear(st, s->coords[k], L[B_C0_W], L[B_C0_B], s->hid, R, CPB_HID, 2);
+  if (!rc) rc = cl1_op_linear(st, s->coords[k], 0, L[B_C0_W], L[B_C0_B], s->hid, R, CPB_HID, 2);
   if (!rc) rc = cl1_op_relu(st, s->hid, s->hid, R * CPB_HID);
-  if (!rc) rc = cl1_op_linear(st, s->hid, L[B_C2_W], NULL, s->table, R, nh, CPB_HID);
+  if (!rc) rc = cl1_op_linear(st, s->hid, 0, L[B_C2_W], NULL, s->table, R, nh, CPB_HID);
   // table[index.view(-1)] (N*N, nh) -> permute(2, 0, 1).contiguous() (nh, N*N)
   if (!rc) rc = cl1_op_gather_rows(st, s->table, s->index[k], s->rpbg, NN, R, nh);
   const int64_t sh2[2] = {nh, NN}, xs2[2] = {1, nh};
@@ -273,18 +273,18 @@ static int attention(void *st, const state30 *s, int64_t B, const stage30 *g, in
   if (!rc) rc = cl1_op_unary(st, CL1_UNARY_MUL_SCALAR, s->rpb, s->rpb, nh * NN, 16.0, 0);
   // attn + relative_position_bias.unsqueeze(0)
   const int64_t db[3] = {Bw, nh * NN, 1}, xb[3] = {nh * NN, 1, 0}, zb[3] = {0, 1, 0};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_ADD, s->att, xb, s->rpb, zb, s->att, db);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_ADD, s->att, xb, s->rpb, zb, s->att, 3, db);
   if (mask && !rc) {  // view(B, nW, nh, N, N) + mask.unsqueeze(1).unsqueeze(0)
     const int64_t shm[4] = {B, nW, nh, NN}, xsm[4] = {nW * nh * NN, nh * NN, NN, 1};
     const int64_t zsm[4] = {0, NN, 0, 1};
-    rc = cl1_op_view_binary(st, CL1_BINARY_ADD, s->att, xsm, mask, zsm, s->att, 4, shm);
+    rc = cl1_op_binary_bcast(st, CL1_BINARY_ADD, s->att, xsm, mask, zsm, s->att, 4, shm);
   }
   if (!rc) rc = cl1_op_softmax(st, s->att, s->att2, BH * N, N);
   // attn @ v (Bw, nh, N, hd) into qn, then transpose(1, 2).reshape(Bw, N, C)
   if (!rc) rc = cl1_op_gemm_ex(st, 0, 0, s->att2, v, s->qn, N, hd, N, BH, NN, N * hd, N * hd);
   const int64_t sh3[4] = {Bw, N, nh, hd}, xs3[4] = {nh * N * hd, hd, N * hd, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sh3, s->qn, xs3, s->a, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->a, L[B_PROJ_W], L[B_PROJ_B], s->b, M, C, C);
+  if (!rc) rc = cl1_op_linear(st, s->a, 0, L[B_PROJ_W], L[B_PROJ_B], s->b, M, C, C);
   return rc;
 }
 
@@ -316,9 +316,9 @@ static int block(void *st, const state30 *s, int64_t B, const stage30 *g, int k,
   // x = shortcut + norm1(x); x = x + norm2(mlp(x))
   if (!rc) rc = cl1_op_layernorm(st, y, L[B_N1_W], L[B_N1_B], t, M, C, eps);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, t, s->x, M * C);
-  if (!rc) rc = cl1_op_linear(st, s->x, L[B_FC1_W], L[B_FC1_B], s->hid, M, 4 * C, C);
+  if (!rc) rc = cl1_op_linear(st, s->x, 0, L[B_FC1_W], L[B_FC1_B], s->hid, M, 4 * C, C);
   if (!rc) rc = cl1_op_unary(st, CL1_UNARY_GELU, s->hid, s->hid, M * 4 * C, 0, 0);
-  if (!rc) rc = cl1_op_linear(st, s->hid, L[B_FC2_W], L[B_FC2_B], s->a, M, C, 4 * C);
+  if (!rc) rc = cl1_op_linear(st, s->hid, 0, L[B_FC2_W], L[B_FC2_B], s->a, M, C, 4 * C);
   if (!rc) rc = cl1_op_layernorm(st, s->a, L[B_N2_W], L[B_N2_B], s->b, M, C, eps);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->b, s->x, M * C);
   return rc;
@@ -334,7 +334,7 @@ static int merge(void *st, const state30 *s, int64_t B, const stage30 *g, const 
   int rc = 0;
   for (int k = 0; k < 4 && !rc; k++)
     rc = cl1_op_strided_copy(st, 4, sh, s->x + (dr[k] * H + dc[k]) * C, xs, s->merge + k * C, ys);
-  if (!rc) rc = cl1_op_linear(st, s->merge, Mp[M_RED_W], NULL, s->a, M, 2 * C, 4 * C);
+  if (!rc) rc = cl1_op_linear(st, s->merge, 0, Mp[M_RED_W], NULL, s->a, M, 2 * C, 4 * C);
   if (!rc) rc = cl1_op_layernorm(st, s->a, Mp[M_N_W], Mp[M_N_B], s->x, M, 2 * C, eps);
   return rc;
 }
@@ -366,7 +366,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const float *const *F = P + block_base(NSTAGE - 1, k_depths[NSTAGE - 1]);
   if (!rc) rc = cl1_op_layernorm(st, s->x, F[F_N_W], F[F_N_B], s->a, B * Lf, Cf, eps);
   if (!rc) rc = cl1_op_reduce(st, CL1_REDUCE_MEAN, s->a, s->b, B, Lf, Cf);
-  if (!rc) rc = cl1_op_linear(st, s->b, F[F_HEAD_W], F[F_HEAD_B], call->outputs[0].data, B,
+  if (!rc) rc = cl1_op_linear(st, s->b, 0, F[F_HEAD_W], F[F_HEAD_B], call->outputs[0].data, B,
                               d.ncls, Cf);
   return rc;
 }

@@ -87,7 +87,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // (B, E, S) -> (S, B, E)
   const int64_t sh0[3] = {S, B, E}, xs0[3] = {1, E * S, S};
   int rc = cl1_op_strided_copy(st, 3, sh0, x, xs0, s->xs, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->xs, w_in, b_in, s->qkv, S * B, 3 * E, E);
+  if (!rc) rc = cl1_op_linear(st, s->xs, 0, w_in, b_in, s->qkv, S * B, 3 * E, E);
   // qkv viewed (S, B, 3, nh, hd) -> (3, B, nh, S, hd) = (3, B*nh, S, hd)
   const int64_t sh1[5] = {3, B, nh, S, hd}, xs1[5] = {E, 3 * E, hd, B * 3 * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, sh1, s->qkv, xs1, s->heads, NULL);
@@ -100,7 +100,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // (B, nh, S, hd) -> (S, B, nh, hd)
   const int64_t sh2[4] = {S, B, nh, hd}, xs2[4] = {hd, nh * S * hd, S * hd, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sh2, s->oh, xs2, s->om, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->om, w_out, b_out, s->proj, S * B, E, E);
+  if (!rc) rc = cl1_op_linear(st, s->om, 0, w_out, b_out, s->proj, S * B, E, E);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->proj, s->xs, s->proj, part);
   if (!rc) rc = cl1_op_layernorm(st, s->proj, ln_w, ln_b, s->om, S * B, E, eps);
   // (S, B, E) -> (B, E, S)

@@ -116,7 +116,7 @@ CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {
 static int encoder_layer(void *st, const state32 *s, const dims32 *d, const float *const *L,
                          double eps) {
   const int64_t B = d->B, E = d->E, nh = d->heads, hd = d->hd, M = B * T, part = M * E;
-  int rc = cl1_op_linear(st, s->x, L[L_IN_W], L[L_IN_B], s->qkv, M, 3 * E, E);
+  int rc = cl1_op_linear(st, s->x, 0, L[L_IN_W], L[L_IN_B], s->qkv, M, 3 * E, E);
   // qkv viewed (B, T, 3, nh, hd) -> (3, B, nh, T, hd) = (3, B*nh, T, hd)
   const int64_t sh1[5] = {3, B, nh, T, hd}, xs1[5] = {E, T * 3 * E, hd, 3 * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, sh1, s->qkv, xs1, s->heads, NULL);
@@ -125,12 +125,12 @@ static int encoder_layer(void *st, const state32 *s, const dims32 *d, const floa
   // (B, nh, T, hd) -> (B, T, nh, hd)
   const int64_t sh2[4] = {B, T, nh, hd}, xs2[4] = {nh * T * hd, hd, T * hd, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sh2, s->o, xs2, s->qkv, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->qkv, L[L_OUT_W], L[L_OUT_B], s->u, M, E, E);
+  if (!rc) rc = cl1_op_linear(st, s->qkv, 0, L[L_OUT_W], L[L_OUT_B], s->u, M, E, E);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->u, s->u, part);
   if (!rc) rc = cl1_op_layernorm(st, s->u, L[L_N1_W], L[L_N1_B], s->x, M, E, eps);
-  if (!rc) rc = cl1_op_linear(st, s->x, L[L_FC1_W], L[L_FC1_B], s->f, M, d->mlp, E);
+  if (!rc) rc = cl1_op_linear(st, s->x, 0, L[L_FC1_W], L[L_FC1_B], s->f, M, d->mlp, E);
   if (!rc) rc = cl1_op_relu(st, s->f, s->f, M * d->mlp);
-  if (!rc) rc = cl1_op_linear(st, s->f, L[L_FC2_W], L[L_FC2_B], s->u, M, E, d->mlp);
+  if (!rc) rc = cl1_op_linear(st, s->f, 0, L[L_FC2_W], L[L_FC2_B], s->u, M, E, d->mlp);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->x, s->u, s->u, part);
   if (!rc) rc = cl1_op_layernorm(st, s->u, L[L_N2_W], L[L_N2_B], s->x, M, E, eps);
   return rc;
@@ -148,17 +148,18 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   for (int32_t i = 0; i < call->n_params; i++) P[i] = call->params[i].data;
   const int64_t B = d.B, E = d.E;
   int rc = cl1_op_conv2d(st, call->inputs[0].data, P[P_CONV_W], P[P_CONV_B], s->conv, &d.conv);
-  if (!rc) rc = cl1_op_linear(st, s->conv, P[P_PROJ_W], P[P_PROJ_B], s->t, B, E, E * d.np);
+  if (!rc) rc = cl1_op_linear(st, s->conv, 0, P[P_PROJ_W], P[P_PROJ_B], s->t, B, E, E * d.np);
   // torch.cat((cls_token.expand(B, 1, E), t.unsqueeze(1)), dim=1)
   const int64_t shc[2] = {B, E}, xsc[2] = {0, 1}, ysc[2] = {T * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 2, shc, P[P_CLS], xsc, s->x, ysc);
-  if (!rc) rc = cl1_op_cat_part(st, s->t, s->x, B, E, T * E, E);
+  if (!rc) rc = cl1_cat_part(st, s->t, s->x, B, E, T * E, E);
   for (int64_t l = 0; l < d.layers && !rc; l++)
     rc = encoder_layer(st, s, &d, P + P_LAYER0 + L_N * l, eps);
   // x[:, 0]
   const int64_t sh3[2] = {B, E}, xs3[2] = {T * E, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 2, sh3, s->x, xs3, s->c, NULL);
   const float *const *H = P + P_LAYER0 + L_N * d.layers;
-  if (!rc) rc = cl1_op_linear(st, s->c, H[H_FC_W], H[H_FC_B], call->outputs[0].data, B, d.ncls, E);
+  if (!rc)
+    rc = cl1_op_linear(st, s->c, 0, H[H_FC_W], H[H_FC_B], call->outputs[0].data, B, d.ncls, E);
   return rc;
 }

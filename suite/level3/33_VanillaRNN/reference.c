@@ -1,9 +1,9 @@
 /* reference.c — level3/33_VanillaRNN and 34_VanillaRNNHidden (its task.json names this file),
- * PyTorch eager order per time step t: combined = cat(x[t], hidden, dim=1) (two cl1_op_cat_part
+ * PyTorch eager order per time step t: combined = cat(x[t], hidden, dim=1) (two cl1_cat_part
  * calls), hidden = i2h(combined), hidden = tanh(hidden) in place, out_t = h2o(hidden). attr
  * sequence 0 (task 33): one step on x (B, I) from initial_hidden, out_0 is y itself; attr
  * sequence 1 (task 34): x (T, B, I) from h0, out_t into slice t of a scratch, then
- * torch.stack(outputs, dim=0) as one cl1_op_cat_part copy per step. */
+ * torch.stack(outputs, dim=0) as one cl1_cat_part copy per step. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -81,13 +81,13 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   for (int64_t t = 0; t < T && !rc; t++) {
     const float *hprev = t == 0 ? (const float *)call->inputs[1].data : s->hidden;
     float *out_t = seq ? s->outs + t * B * O : y->data;
-    rc = cl1_op_cat_part(st, x + t * B * I, s->combined, B, I, I + H, 0);
-    if (!rc) rc = cl1_op_cat_part(st, hprev, s->combined, B, H, I + H, I);
-    if (!rc) rc = cl1_op_linear(st, s->combined, w1, b1, s->hidden, B, H, I + H);
+    rc = cl1_cat_part(st, x + t * B * I, s->combined, B, I, I + H, 0);
+    if (!rc) rc = cl1_cat_part(st, hprev, s->combined, B, H, I + H, I);
+    if (!rc) rc = cl1_op_linear(st, s->combined, 0, w1, b1, s->hidden, B, H, I + H);
     if (!rc) rc = cl1_op_unary(st, CL1_UNARY_TANH, s->hidden, s->hidden, B * H, 0, 0);
-    if (!rc) rc = cl1_op_linear(st, s->hidden, w2, b2, out_t, B, O, H);
+    if (!rc) rc = cl1_op_linear(st, s->hidden, 0, w2, b2, out_t, B, O, H);
   }
   for (int64_t t = 0; seq && t < T && !rc; t++)  // torch.stack along a new dim 0
-    rc = cl1_op_cat_part(st, s->outs + t * B * O, y->data, 1, B * O, T * B * O, t * B * O);
+    rc = cl1_cat_part(st, s->outs + t * B * O, y->data, 1, B * O, T * B * O, t * B * O);
   return rc;
 }

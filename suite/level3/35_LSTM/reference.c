@@ -1,7 +1,7 @@
 /* reference.c — level3/35_LSTM, 36_LSTMHn, 37_LSTMCn and 38_LSTMBidirectional (their task.json
  * names this file), PyTorch eager order: out, (h_n, c_n) = lstm(x, (h0, c0)) as one cl1_op_lstm
  * call (nn.LSTM is one cuDNN call in PyTorch), then fc(out[:, -1, :]) on the strided view with
- * cl1_op_linear_rows (computed and discarded where the task returns a state, as the module
+ * cl1_op_linear with ldx (computed and discarded where the task returns a state, as the module
  * does). attrs: num_layers, bidirectional (0/1), returns (OUT_FC, OUT_HN or OUT_CN). */
 #include <stdlib.h>
 #include <cudal1/solution.h>
@@ -112,7 +112,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
                        call->inputs[2].data, s->w, s->out, hn, cn, s->ws, s->ws_bytes);
   float *fc = returns == OUT_FC ? y->data : s->fc;
   if (!rc)  // out[:, -1, :]: row b at out + (b*T + T-1) * D*H
-    rc = cl1_op_linear_rows(call->stream, s->out + (T - 1) * DH, T * DH,
+    rc = cl1_op_linear(call->stream, s->out + (T - 1) * DH, T * DH,
                             call->params[call->n_params - 2].data,
                             call->params[call->n_params - 1].data, fc, B, O, DH);
   return rc;

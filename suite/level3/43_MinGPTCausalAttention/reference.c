@@ -73,7 +73,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   float *out = call->outputs[0].data;
   const int64_t B = d.B, T = d.T, C = d.C, nh = d.nh, hs = d.hs, BH = B * nh;
   const int64_t part = B * T * C;  // one of q, k, v
-  int rc = cl1_op_linear(st, x, wa, ba, s->qkv, B * T, 3 * C, C);
+  int rc = cl1_op_linear(st, x, 0, wa, ba, s->qkv, B * T, 3 * C, C);
   // qkv viewed (B, T, 3, nh, hs) -> (3, B, nh, T, hs)
   const int64_t sh1[5] = {3, B, nh, T, hs}, xs1[5] = {C, T * 3 * C, hs, 3 * C, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, sh1, s->qkv, xs1, s->heads, NULL);
@@ -87,6 +87,6 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // (B, nh, T, hs) -> (B, T, nh, hs)
   const int64_t sh2[4] = {B, T, nh, hs}, xs2[4] = {nh * T * hs, hs, T * hs, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sh2, s->yh, xs2, s->ym, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->ym, wp, bp, out, B * T, C, C);
+  if (!rc) rc = cl1_op_linear(st, s->ym, 0, wp, bp, out, B * T, C, C);
   return rc;
 }

@@ -86,7 +86,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const int64_t B = d.B, T = d.T, C = d.C, nh = d.nh, hs = d.hs, BH = B * nh, M = B * T;
   const int64_t part = M * C;  // one of q, k, v
   int rc = cl1_op_layernorm(st, x, P[0], P[1], s->h, M, C, eps);
-  if (!rc) rc = cl1_op_linear(st, s->h, P[2], P[3], s->qkv, M, 3 * C, C);
+  if (!rc) rc = cl1_op_linear(st, s->h, 0, P[2], P[3], s->qkv, M, 3 * C, C);
   // qkv viewed (B, T, 3, nh, hs) -> (3, B, nh, T, hs)
   const int64_t sh1[5] = {3, B, nh, T, hs}, xs1[5] = {C, T * 3 * C, hs, 3 * C, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, sh1, s->qkv, xs1, s->heads, NULL);
@@ -100,12 +100,12 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // (B, nh, T, hs) -> (B, T, nh, hs)
   const int64_t sh2[4] = {B, T, nh, hs}, xs2[4] = {nh * T * hs, hs, T * hs, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sh2, s->yh, xs2, s->h, NULL);
-  if (!rc) rc = cl1_op_linear(st, s->h, P[4], P[5], s->a, M, C, C);
+  if (!rc) rc = cl1_op_linear(st, s->h, 0, P[4], P[5], s->a, M, C, C);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, x, s->a, s->r, part);
   if (!rc) rc = cl1_op_layernorm(st, s->r, P[6], P[7], s->h, M, C, eps);
-  if (!rc) rc = cl1_op_linear(st, s->h, P[8], P[9], s->f, M, 4 * C, C);
+  if (!rc) rc = cl1_op_linear(st, s->h, 0, P[8], P[9], s->f, M, 4 * C, C);
   if (!rc) rc = cl1_op_gelu_tanh(st, s->f, s->f, 4 * part);
-  if (!rc) rc = cl1_op_linear(st, s->f, P[10], P[11], s->a, M, C, 4 * C);
+  if (!rc) rc = cl1_op_linear(st, s->f, 0, P[10], P[11], s->a, M, C, 4 * C);
   if (!rc) rc = cl1_op_binary(st, CL1_BINARY_ADD, s->r, s->a, out, part);
   return rc;
 }

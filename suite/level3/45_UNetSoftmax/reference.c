@@ -144,8 +144,8 @@ static int run(const cl1_call *call, const net_state *s, walk *w) {
     if (!rc && (w->h != H >> i || w->w != W >> i)) rc = 1;
     hw = w->h * w->w;
     grow(w, 2 * k);
-    if (!rc && !w->dry) rc = cl1_op_cat_part(st, S[1], S[2], w->n, k * hw, 2 * k * hw, 0);
-    if (!rc && !w->dry) rc = cl1_op_cat_part(st, E[i], S[2], w->n, k * hw, 2 * k * hw, k * hw);
+    if (!rc && !w->dry) rc = cl1_cat_part(st, S[1], S[2], w->n, k * hw, 2 * k * hw, 0);
+    if (!rc && !w->dry) rc = cl1_cat_part(st, E[i], S[2], w->n, k * hw, 2 * k * hw, k * hw);
     if (!rc) rc = double_conv(w, S[2], S[0], S[1], S[0], 2 * k, k);
     c = k;
   }

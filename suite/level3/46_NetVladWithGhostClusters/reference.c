@@ -79,17 +79,17 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const float *asg = s->soft;  // (B, N, K) once the ghosts are gone
   if (!rc && KG > K) {
     const int64_t shape[2] = {rows, K}, stride[2] = {KG, 1};
-    rc = cl1_op_view_copy(st, s->soft, s->kept, 2, shape, stride);
+    rc = cl1_op_strided_copy(st, 2, shape, s->soft, stride, s->kept, NULL);
     asg = s->kept;
   }
   if (!rc) rc = cl1_op_sum_dim(st, asg, s->asum, B, N, K);
   const int64_t bdk[3] = {B, D, K};
   const int64_t s_asum[3] = {K, 0, 1}, s_cl2[3] = {0, K, 1}, s_vlad_t[3] = {K * D, 1, D},
                 s_dense[3] = {D * K, K, 1};
-  if (!rc) rc = cl1_op_view_binary(st, CL1_BINARY_MUL, s->asum, s_asum, cl2, s_cl2, s->a, 3, bdk);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_MUL, s->asum, s_asum, cl2, s_cl2, s->a, 3, bdk);
   if (!rc) rc = cl1_op_gemm_ex(st, 1, 0, asg, x, s->vlad, K, D, N, B, N * K, N * D, K * D);
   if (!rc)
-    rc = cl1_op_view_binary(st, CL1_BINARY_SUB, s->vlad, s_vlad_t, s->a, s_dense, s->res, 3, bdk);
+    rc = cl1_op_binary_bcast(st, CL1_BINARY_SUB, s->vlad, s_vlad_t, s->a, s_dense, s->res, 3, bdk);
   if (!rc) rc = cl1_op_normalize(st, CL1_NORM_L2, s->res, s->a, B, D, K, 0.0);
   if (!rc) rc = cl1_op_normalize(st, CL1_NORM_L2, s->a, (float *)call->outputs[0].data, B,
                                  D * K, 1, 0.0);

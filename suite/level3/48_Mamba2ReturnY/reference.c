@@ -115,32 +115,32 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // L = exp(segsum(A_blocks)): cumsum, outer difference, causal -inf mask, exp
   if (!rc) rc = cl1_op_scan(st, CL1_SCAN_SUM, s->ds, NULL, s->cs2, bch, l, 1, 0, 0);
   const int64_t dl[3] = {bch, l, l}, xs_li[3] = {l, 1, 0}, xs_lj[3] = {l, 0, 1};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_SUB, s->cs2, xs_li, s->cs2, xs_lj, s->lm, dl);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_SUB, s->cs2, xs_li, s->cs2, xs_lj, s->lm, 3, dl);
   if (!rc) rc = cl1_op_tri_fill(st, s->lm, s->lm, bch, l, l, 0, 0, -INFINITY);
-  if (!rc) rc = cl1_op_exp(st, s->lm, s->lm, bch * l * l);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->lm, s->lm, bch * l * l, 0, 0);
   // Y_diag[b,c,h] = ((C[b,c,:,h,:] @ B[b,c,:,h,:]^T) * L[b,c,h]) @ X[b,c,:,h,:]
   const int64_t shn[5] = {b, c, h, l, n}, xsn[5] = {c * l * h * n, l * h * n, n, h * n, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, shn, Cm, xsn, s->cp, NULL);
   if (!rc) rc = cl1_op_strided_copy(st, 5, shn, Bm, xsn, s->bp, NULL);
   if (!rc) rc = cl1_op_gemm_ex(st, 0, 1, s->cp, s->bp, s->g, l, l, n, bch, l * n, l * n, l * l);
   const int64_t xs_c[3] = {l * l, l, 1};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_MUL, s->g, xs_c, s->lm, xs_c, s->g, dl);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_MUL, s->g, xs_c, s->lm, xs_c, s->g, 3, dl);
   const int64_t shx[5] = {b, c, h, l, p}, xsx[5] = {c * l * h * p, l * h * p, p, h * p, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, shx, X, xsx, s->xp, NULL);
   if (!rc) rc = cl1_op_gemm_ex(st, 0, 0, s->g, s->xp, s->yd, l, p, l, bch, l * l, l * p, l * p);
   // decay_states = exp(A_cumsum[..., -1:] - A_cumsum)
   const int64_t dd[3] = {bch, l, 1}, xs_last[3] = {l, 0, 0}, xs_all[3] = {l, 1, 0};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_SUB, s->acs + (l - 1), xs_last, s->acs, xs_all,
-                                    s->ds, dd);
-  if (!rc) rc = cl1_op_exp(st, s->ds, s->ds, bch * l);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_SUB, s->acs + (l - 1), xs_last, s->acs, xs_all,
+                                    s->ds, 3, dd);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->ds, s->ds, bch * l, 0, 0);
   // states[b,c,h] = (X[b,c,:,h,:] * decay[b,c,h,:])^T @ B[b,c,:,h,:]
   const int64_t dx[3] = {bch, l, p}, xs_x[3] = {l * p, p, 1}, xs_d[3] = {l, 1, 0};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_MUL, s->xp, xs_x, s->ds, xs_d, s->xd, dx);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_MUL, s->xp, xs_x, s->ds, xs_d, s->xd, 3, dx);
   if (!rc) rc = cl1_op_gemm_ex(st, 1, 0, s->xd, s->bp, s->st, p, n, l, bch, l * p, l * n, pn);
   // torch.cat([zeros_like(states[:, :1]), states], dim=1)
   if (!rc) rc = cl1_op_fill(st, s->z0, b * h * pn, 0.f);
-  if (!rc) rc = cl1_op_cat_part(st, s->z0, s->sall, b, h * pn, c1 * h * pn, 0);
-  if (!rc) rc = cl1_op_cat_part(st, s->st, s->sall, b, c * h * pn, c1 * h * pn, h * pn);
+  if (!rc) rc = cl1_cat_part(st, s->z0, s->sall, b, h * pn, c1 * h * pn, 0);
+  if (!rc) rc = cl1_cat_part(st, s->st, s->sall, b, c * h * pn, c1 * h * pn, h * pn);
   // F.pad(A_cumsum[:, :, :, -1], (1, 0)) as (b, h, c+1)
   float *pa = s->pa, *pcs = s->pa + b * h * c1;
   const int64_t shp[3] = {b, h, c}, xsp[3] = {c * h * l, l, h * l}, ysp[3] = {h * c1, c1, 1};
@@ -149,9 +149,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // decay_chunk = exp(segsum(pa))
   if (!rc) rc = cl1_op_scan(st, CL1_SCAN_SUM, pa, NULL, pcs, b * h, c1, 1, 0, 0);
   const int64_t dz[3] = {b * h, c1, c1}, xs_i[3] = {c1, 1, 0}, xs_j[3] = {c1, 0, 1};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_SUB, pcs, xs_i, pcs, xs_j, s->dc, dz);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_SUB, pcs, xs_i, pcs, xs_j, s->dc, 3, dz);
   if (!rc) rc = cl1_op_tri_fill(st, s->dc, s->dc, b * h, c1, c1, 0, 0, -INFINITY);
-  if (!rc) rc = cl1_op_exp(st, s->dc, s->dc, b * h * c1 * c1);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->dc, s->dc, b * h * c1 * c1, 0, 0);
   // new_states[b, :, h] = decay_chunk[b, h] @ states[b, :, h]
   const int64_t shs[4] = {b, h, c1, pn}, xss[4] = {c1 * h * pn, pn, h * pn, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, shs, s->sall, xss, s->sp, NULL);
@@ -161,11 +161,11 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   const int64_t sho[4] = {b, c, h, pn}, xso[4] = {h * c1 * pn, pn, c1 * pn, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, sho, s->ns, xso, s->st, NULL);
   // Y_off[b,c,h] = (C[b,c,:,h,:] @ states[b,c,h]^T) * exp(A_cumsum[b,c,h,:])[:, None]
-  if (!rc) rc = cl1_op_exp(st, s->acs, s->sdo, bch * l);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->acs, s->sdo, bch * l, 0, 0);
   if (!rc) rc = cl1_op_gemm_ex(st, 0, 1, s->cp, s->st, s->yo, l, p, n, bch, l * n, pn, l * p);
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_MUL, s->yo, xs_x, s->sdo, xs_d, s->yo, dx);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_MUL, s->yo, xs_x, s->sdo, xs_d, s->yo, 3, dx);
   // Y = rearrange(Y_diag + Y_off, "b c l h p -> b (c l) h p")
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_ADD, s->yd, xs_x, s->yo, xs_x, s->ys, dx);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_ADD, s->yd, xs_x, s->yo, xs_x, s->ys, 3, dx);
   const int64_t shy[5] = {b, c, h, l, p}, ysy[5] = {c * l * h * p, l * h * p, p, h * p, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, shy, s->ys, NULL, call->outputs[0].data, ysy);
   return rc;

@@ -101,21 +101,21 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   if (!rc) rc = cl1_op_scan(st, CL1_SCAN_SUM, s->ds, NULL, s->acs, bch, l, 1, 0, 0);
   // decay_states = exp(A_cumsum[..., -1:] - A_cumsum)
   const int64_t dd[3] = {bch, l, 1}, xs_last[3] = {l, 0, 0}, xs_all[3] = {l, 1, 0};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_SUB, s->acs + (l - 1), xs_last, s->acs, xs_all,
-                                    s->ds, dd);
-  if (!rc) rc = cl1_op_exp(st, s->ds, s->ds, bch * l);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_SUB, s->acs + (l - 1), xs_last, s->acs, xs_all,
+                                    s->ds, 3, dd);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->ds, s->ds, bch * l, 0, 0);
   // states[b,c,h] = (X[b,c,:,h,:] * decay[b,c,h,:])^T @ B[b,c,:,h,:]
   const int64_t shx[5] = {b, c, h, l, p}, xsx[5] = {c * l * h * p, l * h * p, p, h * p, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, shx, X, xsx, s->xp, NULL);
   const int64_t dx[3] = {bch, l, p}, xs_x[3] = {l * p, p, 1}, xs_d[3] = {l, 1, 0};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_MUL, s->xp, xs_x, s->ds, xs_d, s->xp, dx);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_MUL, s->xp, xs_x, s->ds, xs_d, s->xp, 3, dx);
   const int64_t shb[5] = {b, c, h, l, n}, xsb[5] = {c * l * h * n, l * h * n, n, h * n, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 5, shb, Bm, xsb, s->bp, NULL);
   if (!rc) rc = cl1_op_gemm_ex(st, 1, 0, s->xp, s->bp, s->st, p, n, l, bch, l * p, l * n, pn);
   // torch.cat([zeros_like(states[:, :1]), states], dim=1)
   if (!rc) rc = cl1_op_fill(st, s->z0, b * h * pn, 0.f);
-  if (!rc) rc = cl1_op_cat_part(st, s->z0, s->sall, b, h * pn, c1 * h * pn, 0);
-  if (!rc) rc = cl1_op_cat_part(st, s->st, s->sall, b, c * h * pn, c1 * h * pn, h * pn);
+  if (!rc) rc = cl1_cat_part(st, s->z0, s->sall, b, h * pn, c1 * h * pn, 0);
+  if (!rc) rc = cl1_cat_part(st, s->st, s->sall, b, c * h * pn, c1 * h * pn, h * pn);
   // F.pad(A_cumsum[:, :, :, -1], (1, 0)) as (b, h, c+1)
   float *pa = s->pa, *pcs = s->pa + b * h * c1;
   const int64_t shp[3] = {b, h, c}, xsp[3] = {c * h * l, l, h * l}, ysp[3] = {h * c1, c1, 1};
@@ -124,9 +124,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   // decay_chunk = exp(segsum(pa)): cumsum, outer difference, causal -inf mask, exp
   if (!rc) rc = cl1_op_scan(st, CL1_SCAN_SUM, pa, NULL, pcs, b * h, c1, 1, 0, 0);
   const int64_t dz[3] = {b * h, c1, c1}, xs_i[3] = {c1, 1, 0}, xs_j[3] = {c1, 0, 1};
-  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BCAST_SUB, pcs, xs_i, pcs, xs_j, s->dc, dz);
+  if (!rc) rc = cl1_op_binary_bcast(st, CL1_BINARY_SUB, pcs, xs_i, pcs, xs_j, s->dc, 3, dz);
   if (!rc) rc = cl1_op_tri_fill(st, s->dc, s->dc, b * h, c1, c1, 0, 0, -INFINITY);
-  if (!rc) rc = cl1_op_exp(st, s->dc, s->dc, b * h * c1 * c1);
+  if (!rc) rc = cl1_op_unary(st, CL1_UNARY_EXP, s->dc, s->dc, b * h * c1 * c1, 0, 0);
   // new_states[b, :, h] = decay_chunk[b, h] @ states[b, :, h]
   const int64_t shs[4] = {b, h, c1, pn}, xss[4] = {c1 * h * pn, pn, h * pn, 1};
   if (!rc) rc = cl1_op_strided_copy(st, 4, shs, s->sall, xss, s->sp, NULL);

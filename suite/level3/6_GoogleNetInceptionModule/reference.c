@@ -1,7 +1,7 @@
 /* reference.c — level3/6_GoogleNetInceptionModule, PyTorch eager order, one op call per PyTorch
  * op: branch1x1 = conv1x1(x); branch3x3 = conv3x3(conv1x1(x)); branch5x5 = conv5x5(conv1x1(x));
  * branch_pool = conv1x1(maxpool3/1/1(x)); y = torch.cat of the four on channels (one
- * cl1_op_cat_part per part). Each branch's tensors are intermediates, as in eager. */
+ * cl1_cat_part per part). Each branch's tensors are intermediates, as in eager. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
 #include <cudal1/ops.h>
@@ -96,7 +96,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *call) {
   static const int parts[4] = {DST_B1, DST_B3, DST_B5, DST_BP};
   int64_t hw = h * w, total = call->outputs[0].shape[1] * hw, off = 0;
   for (int p = 0; p < 4 && !rc; p++) {
-    rc = cl1_op_cat_part(st, s->t[parts[p]], (float *)call->outputs[0].data, n, k[parts[p]] * hw,
+    rc = cl1_cat_part(st, s->t[parts[p]], (float *)call->outputs[0].data, n, k[parts[p]] * hw,
                          total, off);
     off += k[parts[p]] * hw;
   }

@@ -3,7 +3,7 @@
  * conv (1x1, stride) into scratch `d`, its bn in place; output += d; relu in place. */
 #include <stdlib.h>
 #include <cudal1/solution.h>
-#include <cudal1/net_blocks.h>
+#include <cudal1/net.h>
 
 typedef struct {
   float *a, *d;  // (N, K, OH, OW) each
@@ -26,13 +26,13 @@ static int describe(const cl1_call *call, cl1_conv2d_desc *c1, cl1_conv2d_desc *
   *c2 = *c1, c2->c = k, c2->h = oh, c2->w = ow, c2->stride_h = c2->stride_w = 1;
   *ds = *c1, ds->r = ds->s = 1, ds->pad_h = ds->pad_w = 0;
   if (cl1_conv2d_out_h(ds) != oh || cl1_conv2d_out_w(ds) != ow) return 1;
-  if (cl1_nb_bad(&p[0], 4, k, c, 3, 3) || cl1_nb_bad(&p[3], 4, k, k, 3, 3) ||
-      cl1_nb_bad(&p[6], 4, k, c, 1, 1))
+  if (cl1_net_bad(&p[0], 4, k, c, 3, 3) || cl1_net_bad(&p[3], 4, k, k, 3, 3) ||
+      cl1_net_bad(&p[6], 4, k, c, 1, 1))
     return 1;
   const int vec[] = {1, 2, 4, 5, 7, 8};
   for (int i = 0; i < 6; i++)
-    if (cl1_nb_bad(&p[vec[i]], 1, k, 0, 0, 0)) return 1;
-  return cl1_nb_bad(&call->outputs[0], 4, n, k, oh, ow);
+    if (cl1_net_bad(&p[vec[i]], 1, k, 0, 0, 0)) return 1;
+  return cl1_net_bad(&call->outputs[0], 4, n, k, oh, ow);
 }
 
 CL1_EXPORT int cl1_setup(const cl1_call *call, void **state) {

@@ -26,7 +26,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *c) {
         x, W, b, y, (int)M, (int)N, (int)K);
     return cudaGetLastError() != cudaSuccess;
   }
-  int rc = cl1_op_linear(c->stream, x, W, NULL, y, M, N, K);
+  int rc = cl1_op_linear(c->stream, x, 0, W, NULL, y, M, N, K);
   if (!rc) rc = cl1_op_bias_add(c->stream, y, b, y, M, N, 1);
   if (!rc) rc = cl1_op_relu(c->stream, y, y, M * N);
   return rc;

@@ -31,7 +31,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *c) {
       cl1_op_attr(c, "negative_slope", &slope))
     return 1;
   float *y = c->outputs[0].data;
-  int rc = cl1_op_linear(c->stream, c->inputs[0].data, c->params[0].data, c->params[1].data, y, M, N, K);
+  int rc = cl1_op_linear(c->stream, c->inputs[0].data, 0, c->params[0].data, c->params[1].data, y, M, N, K);
   if (!rc) rc = cl1_op_groupnorm(c->stream, y, a->ones, a->zeros, y, M, N, 1, (int64_t)groups, eps);
   if (!rc) rc = cl1_op_unary(c->stream, CL1_UNARY_LEAKY_RELU, y, y, M * N, slope, 0);
   if (!rc) rc = cl1_op_binary(c->stream, CL1_BINARY_ADD, y, y, y, M * N);

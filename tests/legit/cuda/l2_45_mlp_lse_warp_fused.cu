@@ -96,9 +96,9 @@ CL1_EXPORT int cl1_forward(const cl1_call *c) {
   const float *W2 = (const float *)c->params[2].data, *b2 = (const float *)c->params[3].data;
   float *y = (float *)c->outputs[0].data;
   if (!s->fused) {
-    int rc = cl1_op_linear(c->stream, x, W1, b1, s->h, s->B, s->H, s->I);
+    int rc = cl1_op_linear(c->stream, x, 0, W1, b1, s->h, s->B, s->H, s->I);
     if (!rc) rc = cl1_op_unary(c->stream, CL1_UNARY_SIGMOID, s->h, s->h, (int64_t)s->B * s->H, 0, 0);
-    if (!rc) rc = cl1_op_linear(c->stream, s->h, W2, b2, s->t, s->B, s->O, s->H);
+    if (!rc) rc = cl1_op_linear(c->stream, s->h, 0, W2, b2, s->t, s->B, s->O, s->H);
     if (!rc) rc = cl1_op_logsumexp(c->stream, s->t, y, s->B, s->O, 1);
     return rc;
   }

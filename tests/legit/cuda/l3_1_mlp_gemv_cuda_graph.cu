@@ -193,7 +193,7 @@ CL1_EXPORT int cl1_forward(const cl1_call *c) {
     for (int l = 0; l < s->L; l++) {
       layer_args &a = s->a[l];
       float *o = l + 1 < s->L ? a.out : y;
-      if (cl1_op_linear(st, h, a.W, a.b, o, a.M, a.N, a.K)) return 1;
+      if (cl1_op_linear(st, h, 0, a.W, a.b, o, a.M, a.N, a.K)) return 1;
       if (a.relu && cl1_op_relu(st, o, o, (int64_t)a.M * a.N)) return 1;
       h = o;
     }

@@ -1,19 +1,9 @@
-/* net_b_table.cu — CUDA cl1_op_upload (a synchronous host-to-device copy on the stream),
- * cl1_op_gather_rows (one thread per output element, as ATen's index_select kernel) and
- * cl1_op_roll2 (one thread per output element, reading the rolled source, as ATen's roll
- * kernel). */
+/* layout.cu — CUDA data movement besides the strided copy: cl1_op_gather_rows (one thread per
+ * output element, as ATen's index_select kernel), cl1_op_roll2 (one thread per output element,
+ * reading the rolled source, as ATen's roll kernel) and cl1_op_fill (a memset for +0.0, else a
+ * grid-stride kernel). */
 #include "cudal1/ops.h"
 #include "cuda_common.cuh"
-
-extern "C" int cl1_op_upload(void *stream, void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return 0;
-  if (!dst || !src) return 1;
-  cudaStream_t st = (cudaStream_t)stream;
-  CL1_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));
-  // the caller may free src on return
-  CL1_CUDA_TRY(cudaStreamSynchronize(st));
-  return 0;
-}
 
 __global__ static void gather_rows_k(const float *__restrict__ table,
                                      const int64_t *__restrict__ index, float *__restrict__ y,
@@ -65,6 +55,27 @@ extern "C" int cl1_op_roll2(void *stream, const float *x, float *y, int64_t oute
   const int block = 256;
   roll2_k<<<cl1_ops_grid(total, block), block, 0, (cudaStream_t)stream>>>(x, y, total, d1, d2,
                                                                             inner, a, b);
+  CL1_LAUNCH_CHECK();
+  return 0;
+}
+
+__global__ static void fill_k(float *y, int64_t n, float v) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    y[i] = v;
+}
+
+extern "C" int cl1_op_fill(void *stream, float *y, int64_t n, float value) {
+  if (n < 0) return 1;
+  if (n == 0) return 0;
+  if (!y) return 1;
+  cudaStream_t st = (cudaStream_t)stream;
+  if (value == 0.f && !signbit(value)) {  // +0.0 is all-zero bytes
+    CL1_CUDA_TRY(cudaMemsetAsync(y, 0, (size_t)n * sizeof(float), st));
+    return 0;
+  }
+  const int block = 256;
+  fill_k<<<cl1_ops_grid(n, block), block, 0, st>>>(y, n, value);
   CL1_LAUNCH_CHECK();
   return 0;
 }

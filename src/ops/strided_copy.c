@@ -1,8 +1,8 @@
-/* net_e_copy.c — host reference for cl1_op_strided_copy and cl1_op_tri_fill: plain index
- * loops (an odometer over the simplified dims). */
+/* strided_copy.c — host reference for cl1_op_strided_copy: a plain index loop (an odometer over
+ * the simplified dims). */
 #include "cudal1/ops.h"
 #include "host_common.h"
-#include "net_e_common.h"
+#include "copy_common.h"
 
 int cl1_op_strided_copy(void *stream, int nd, const int64_t *shape, const float *x,
                         const int64_t *x_stride, float *y, const int64_t *y_stride) {
@@ -24,21 +24,5 @@ int cl1_op_strided_copy(void *stream, int nd, const int64_t *shape, const float 
       xo -= xs[d] * (s[d] - 1), yo -= ys[d] * (s[d] - 1);
     }
   }
-  return 0;
-}
-
-int cl1_op_tri_fill(void *stream, const float *x, float *y, int64_t batch, int64_t rows,
-                    int64_t cols, int upper, int64_t diagonal, float value) {
-  (void)stream;
-  if (cl1_ops_bad_sizes(batch, rows, cols)) return 1;
-  if (batch * rows * cols == 0) return 0;
-  if (!x || !y) return 1;
-  for (int64_t b = 0; b < batch; b++)
-    for (int64_t i = 0; i < rows; i++)
-      for (int64_t j = 0; j < cols; j++) {
-        int64_t o = (b * rows + i) * cols + j;
-        int keep = upper ? j - i >= diagonal : j - i <= diagonal;
-        y[o] = keep ? x[o] : value;
-      }
   return 0;
 }

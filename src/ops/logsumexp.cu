@@ -1,4 +1,4 @@
-/* misc_e_logsumexp.cu — CUDA cl1_op_logsumexp over the middle dim of (outer, red, inner), as
+/* logsumexp.cu — CUDA cl1_op_logsumexp over the middle dim of (outer, red, inner), as
  * ATen's logsumexp: m = max (NaN propagates), m := 0 where |m| = inf, y = log(sum exp(x - m)) + m,
  * float accumulation. inner == 1: a block per row (max, then sum of exp; the row is re-read from
  * cache). inner > 1: a thread per (o, i) column, adjacent threads on adjacent i (coalesced). */

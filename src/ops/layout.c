@@ -1,16 +1,8 @@
-/* net_b_table.c — host versions of cl1_op_upload, cl1_op_gather_rows and cl1_op_roll2 (the
- * constant-table and cyclic-shift ops of Swin V2); plain index loops. */
+/* layout.c — host versions of the data-movement ops besides the strided copy:
+ * cl1_op_gather_rows, cl1_op_roll2 and cl1_op_fill; plain index loops. */
 #include <string.h>
 #include "cudal1/ops.h"
 #include "host_common.h"
-
-int cl1_op_upload(void *stream, void *dst, const void *src, size_t bytes) {
-  (void)stream;
-  if (bytes == 0) return 0;
-  if (!dst || !src) return 1;
-  memcpy(dst, src, bytes);
-  return 0;
-}
 
 int cl1_op_gather_rows(void *stream, const float *table, const int64_t *index, float *y,
                        int64_t n, int64_t rows, int64_t cols) {
@@ -45,5 +37,14 @@ int cl1_op_roll2(void *stream, const float *x, float *y, int64_t outer, int64_t 
         memcpy(y + ((o * d1 + yi) * d2 + yj) * inner, x + ((o * d1 + i) * d2 + j) * inner,
                (size_t)inner * sizeof(float));
       }
+  return 0;
+}
+
+int cl1_op_fill(void *stream, float *y, int64_t n, float value) {
+  (void)stream;
+  if (n < 0) return 1;
+  if (n == 0) return 0;
+  if (!y) return 1;
+  for (int64_t i = 0; i < n; i++) y[i] = value;
   return 0;
 }

@@ -1,8 +1,8 @@
-/* net_e_common.h — shape simplification shared by the host and CUDA strided copy: size-1 dims
+/* copy_common.h — shape simplification shared by the host and CUDA strided copy: size-1 dims
  * are dropped and neighbouring dims that are contiguous in both x and y are merged, so that the
  * copy loops over as few dims as possible (a transpose(1, 2) of (B, T, H, D) becomes 3 dims). */
-#ifndef CL1_OPS_NET_E_COMMON_H
-#define CL1_OPS_NET_E_COMMON_H
+#ifndef CL1_OPS_COPY_COMMON_H
+#define CL1_OPS_COPY_COMMON_H
 #include <stdint.h>
 
 /* Validates and simplifies (nd, shape, xs, ys) into (*ond, os, oxs, oys) (arrays of

@@ -1,4 +1,4 @@
-/* misc_e_softmax_dim.c — host cl1_op_softmax_dim: softmax over the middle dim of
+/* softmax_dim.c — host cl1_op_softmax_dim: softmax over the middle dim of
  * (outer, n, inner), max-shifted, in double. */
 #include <math.h>
 #include "cudal1/ops.h"

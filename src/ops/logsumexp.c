@@ -1,4 +1,4 @@
-/* misc_e_logsumexp.c — host cl1_op_logsumexp (torch.logsumexp over a middle dim) in double:
+/* logsumexp.c — host cl1_op_logsumexp (torch.logsumexp over a middle dim) in double:
  * the max shift with +-inf shifted by 0, as ATen, so -inf rows stay -inf and +inf rows +inf. */
 #include <math.h>
 #include "cudal1/ops.h"

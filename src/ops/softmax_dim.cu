@@ -1,4 +1,4 @@
-/* misc_e_softmax_dim.cu — CUDA cl1_op_softmax_dim: softmax over the middle dim of
+/* softmax_dim.cu — CUDA cl1_op_softmax_dim: softmax over the middle dim of
  * (outer, n, inner). inner == 1 is a last-dim softmax and goes to cl1_op_softmax (a block per
  * row). inner > 1 (e.g. over channels of NCHW): a thread per (o, i) column, adjacent threads on
  * adjacent i so every pass is coalesced, as ATen's spatial softmax; pass 1 keeps an online

@@ -1,4 +1,4 @@
-/* net_d_rnn.cu — CUDA cl1_op_lstm and cl1_op_gru, scheduled like PyTorch's fused RNN path:
+/* rnn.cu — CUDA cl1_op_lstm and cl1_op_gru, scheduled like PyTorch's fused RNN path:
  * per layer and direction one full-FP32 cuBLAS SGEMM projects the inputs of all time steps at
  * once; then per time step one GEMM per direction for the recurrent projection (cuBLASLt, its
  * algorithm timed once per shape: gemm_tuned.cu; cublasSgemm if that fails) and ONE fused

@@ -1,4 +1,4 @@
-/* net_d_rnn.c — host reference for cl1_op_lstm and cl1_op_gru: the same schedule as the CUDA
+/* rnn.c — host reference for cl1_op_lstm and cl1_op_gru: the same schedule as the CUDA
  * build (input projections of all steps first, then per step the recurrent projection and the
  * cell), dot products and gate arithmetic in double, states stored in fp32 between steps as
  * PyTorch stores them. */
