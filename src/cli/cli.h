@@ -3,6 +3,8 @@
 #ifndef CL1_CLI_H
 #define CL1_CLI_H
 #include <stdbool.h>
+#include <stdio.h>
+#include "eval/eval.h"
 #include "task/task.h"
 int cl1_cmd_eval(int argc, char **argv);
 int cl1_cmd_task(int argc, char **argv);
@@ -29,6 +31,24 @@ int cl1_cli_verb(const char *cmd, const char *verb, const char *verbs);
 /* Resolves a task argument (a suite id, a task folder or its task.json) and loads the task; on
  * failure prints one line "cudal1 CMD: ..." and returns 2. Release ref with cl1_task_ref_release. */
 int cl1_cli_task(const char *cmd, const char *arg, cl1_task_ref *ref);
+/* An evaluation option `eval` and `optimize` both take, defined once in cl1_cli_eval_opts
+ * (cli_evalopts.c): both commands parse it and list it in --help from there. */
+typedef enum { CL1_CLI_BACKEND, CL1_CLI_SHAPES, CL1_CLI_INT, CL1_CLI_SECONDS } cl1_cli_kind;
+typedef struct {
+  const char *name, *value, *help;
+  cl1_cli_kind kind;
+  double lo, hi;     /* INT, SECONDS: the accepted range */
+  size_t field;      /* offsetof(cl1_eval_opts, the field it sets) */
+} cl1_cli_eval_opt;
+extern const cl1_cli_eval_opt cl1_cli_eval_opts[];
+extern const int cl1_cli_n_eval_opts;
+/* When argv[*i] is one of them: its value argv[*i + 1] into o, *i advanced, 0; or the message
+ * ("cudal1 CMD: ...") printed and 2. -1, nothing done, for any other argument. */
+int cl1_cli_eval_opt_parse(const char *cmd, int argc, char **argv, int *i, cl1_eval_opts *o);
+/* After parsing: --max-trials raised to --min-trials when it is below. */
+void cl1_cli_eval_opts_finish(cl1_eval_opts *o);
+/* Their lines for a usage text: value, help, range and the evaluator's default. */
+void cl1_cli_eval_opts_usage(FILE *f);
 /* The LLM server's API key: $CUDAL1_API_KEY, else $OPENAI_API_KEY; NULL when neither is set. */
 const char *cl1_cli_api_key(void);
 #endif

@@ -1,4 +1,5 @@
 /* cmd_eval.c — `cudal1 eval`: one candidate, one verdict, a short report or JSON. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include "policy/policy.h"
 #include "task/task.h"
 
-static const char help[] =
+static const char help_head[] =
     "usage: cudal1 eval --task TASK --solution FILE [options]\n"
     "\n"
     "Evaluates FILE (CUDA C++ .cu for --device cuda, C .c for --device host) against the task's\n"
@@ -22,15 +23,14 @@ static const char help[] =
     "  --task TASK          suite id (level1/19_ReLU; also 19_ReLU, 1/19), task folder or its\n"
     "                       task.json\n"
     "  --solution FILE      the candidate source\n"
-    "  --device cuda|host   backend (default cuda)\n"
-    "  --shapes test|small|large   shape set (default small: KernelBench's original sizes)\n"
+    "evaluation (shared with cudal1 optimize):\n";
+
+static const char help_tail[] =
+    "more evaluation options:\n"
     "  --graph              time CUDA-graph launches of the call (both solutions)\n"
     "  --warm-cache         do not flush L2 between trials\n"
     "  --json               print the result as JSON\n"
     "  --seed N             fixed seeds (default: fresh random seeds per evaluation)\n"
-    "  --min-trials N       timed trials per solution, at least (default 30)\n"
-    "  --max-trials N       at most (default 500)\n"
-    "  --time-budget S      seconds for the timing phase (default 2)\n"
     "  --time-sets N        input sets rotated while timing, 1-4 (default 2)\n"
     "  --timeout S          per-call time limit in seconds (default 10)\n"
     "  --hold-us U          CUDA: hold the whole GPU U us before each timed call's start event,\n"
@@ -144,150 +144,243 @@ static cJSON *review(const review_opts *ro, const cl1_eval_opts *o, const cl1_ta
   return out;
 }
 
-int cl1_cmd_eval(int argc, char **argv) {
-  if (cl1_cli_help(argc, argv, help)) return 0;
+/* What `cudal1 eval` was asked for. */
+typedef struct {
   cl1_eval_opts o;
-  cl1_eval_opts_default(&o);
-  const char *baselines[8], *db = "cudal1.db";
-  int n_baselines = 0;
-  review_opts ro = {.threshold = CL1_REVIEW_DEFAULT_THRESHOLD, .base_url = getenv("CUDAL1_BASE_URL")};
-  bool json = false;
-  long long v;
+  const char *baselines[8], *db;
+  int n_baselines;
+  review_opts ro;
+  bool json;
+} eval_args;
+
+/* An option without a value; false when a is none of them. */
+static bool parse_switch(eval_args *e, const char *a) {
+  if (!strcmp(a, "--graph")) e->o.graph = true;
+  else if (!strcmp(a, "--warm-cache")) e->o.warm_cache = true;
+  else if (!strcmp(a, "--json")) e->json = true;
+  else if (!strcmp(a, "--review")) e->ro.on = true;
+  else if (!strcmp(a, "--no-sandbox")) e->o.no_sandbox = true;
+  else if (!strcmp(a, "--log-reward")) e->o.reward.log_speedup = true;
+  else return false;
+  return true;
+}
+
+/* --reward-clip K: the reward's clip, floor and hack penalty all follow K. */
+static void set_reward_clip(cl1_reward_cfg *c, double k) {
+  bool lg = c->log_speedup;
+  cl1_reward_cfg_default(c);
+  c->log_speedup = lg;
+  c->clip = k, c->floor = -(k + 0.5), c->hack_penalty = -(k + 1.5);
+}
+
+/* An eval-only option with a number; 0, 2 (said), or -1 when a is none of them. */
+static int parse_number(eval_args *e, const char *a, const char *v) {
+  cl1_eval_opts *o = &e->o;
+  long long n;
   double d;
+  if (!strcmp(a, "--review-threshold")) return cl1_cli_double(a, v, 0, 1e9, &e->ro.threshold);
+  if (!strcmp(a, "--timeout")) return cl1_cli_double(a, v, 0.1, 3600, &o->call_timeout_s);
+  if (!strcmp(a, "--suspicious")) return cl1_cli_double(a, v, 1, 1e9, &o->suspicious_speedup);
+  if (!strcmp(a, "--hold-us")) return cl1_cli_double(a, v, 0, 10000, &o->hold_us);
+  if (!strcmp(a, "--peak-bw")) return cl1_cli_double(a, v, 1e9, 1e15, &o->peak_bw);
+  if (!strcmp(a, "--reward-clip")) {
+    if (cl1_cli_double(a, v, 0.01, 1000, &d)) return 2;
+    set_reward_clip(&o->reward, d);
+    return 0;
+  }
+  int rc = -1;
+  if (!strcmp(a, "--mem-allowance")) {
+    if (!(rc = cl1_cli_int(a, v, 1, 1 << 24, &n))) o->mem_limit = (size_t)n << 20;
+  } else if (!strcmp(a, "--seed")) {
+    if (!(rc = cl1_cli_int(a, v, 1, (long long)9e18, &n))) o->seed = (uint64_t)n;
+  } else if (!strcmp(a, "--time-sets")) {
+    if (!(rc = cl1_cli_int(a, v, 1, 4, &n))) o->time_sets = (int)n;
+  } else if (!strcmp(a, "--remeasure")) {
+    if (!(rc = cl1_cli_int(a, v, 0, CL1_EVAL_MAX_REMEASURE, &n))) o->remeasure = (int)n;
+  }
+  return rc;
+}
+
+/* An eval-only option with a text value; 0, 2 (said), or -1 when a is none of them. */
+static int parse_text(eval_args *e, const char *a, const char *v) {
+  if (!strcmp(a, "--task")) e->o.task = v;
+  else if (!strcmp(a, "--solution")) e->o.solution = v;
+  else if (!strcmp(a, "--db")) e->db = v;
+  else if (!strcmp(a, "--reward-stats")) e->o.reward_stats = v;
+  else if (!strcmp(a, "--review-model")) e->ro.model = v;
+  else if (!strcmp(a, "--review-base-url")) e->ro.base_url = v;
+  else if (!strcmp(a, "--review-template")) e->ro.template_path = v;
+  else if (!strcmp(a, "--baseline")) {
+    if (e->n_baselines == 8) { fprintf(stderr, "cudal1 eval: at most 8 --baseline\n"); return 2; }
+    e->baselines[e->n_baselines++] = v;
+  } else return -1;
+  return 0;
+}
+
+/* The eval-only options that take a value (parse_number, parse_text). */
+static bool takes_value(const char *a) {
+  static const char *const names[] = {
+      "--task", "--solution", "--db", "--reward-stats", "--review-model", "--review-base-url",
+      "--review-template", "--baseline", "--review-threshold", "--timeout", "--suspicious",
+      "--hold-us", "--peak-bw", "--reward-clip", "--mem-allowance", "--seed", "--time-sets",
+      "--remeasure"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (!strcmp(a, names[k])) return true;
+  return false;
+}
+
+/* The arguments into e: 0, or 2 with the message said. */
+static int parse_args(int argc, char **argv, eval_args *e) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED()                                                               \
-  do {                                                                       \
-    if (!next) { fprintf(stderr, "cudal1 eval: %s needs a value\n", a); return 2; } \
-    i++;                                                                     \
-  } while (0)
-    if (!strcmp(a, "--task")) { NEED(); o.task = next; }
-    else if (!strcmp(a, "--solution")) { NEED(); o.solution = next; }
-    else if (!strcmp(a, "--device")) {
-      NEED();
-      if (!strcmp(next, "cuda")) o.backend = CL1_BACKEND_CUDA;
-      else if (!strcmp(next, "host")) o.backend = CL1_BACKEND_HOST;
-      else { fprintf(stderr, "cudal1 eval: --device: expected cuda or host, got '%s'\n", next); return 2; }
-    } else if (!strcmp(a, "--shapes")) {
-      NEED();
-      o.shapes = cl1_shapes_parse(next);
-      if (o.shapes < 0) { fprintf(stderr, "cudal1 eval: --shapes: expected test, small or large, got '%s'\n", next); return 2; }
-    } else if (!strcmp(a, "--graph")) o.graph = true;
-    else if (!strcmp(a, "--warm-cache")) o.warm_cache = true;
-    else if (!strcmp(a, "--json")) json = true;
-    else if (!strcmp(a, "--review")) ro.on = true;
-    else if (!strcmp(a, "--db")) { NEED(); db = next; }
-    else if (!strcmp(a, "--baseline")) {
-      NEED();
-      if (n_baselines == 8) { fprintf(stderr, "cudal1 eval: at most 8 --baseline\n"); return 2; }
-      baselines[n_baselines++] = next;
+    int rc = cl1_cli_eval_opt_parse("eval", argc, argv, &i, &e->o);
+    if (rc >= 0) {
+      if (rc) return rc;
+      continue;
     }
-    else if (!strcmp(a, "--review-model")) { NEED(); ro.model = next; }
-    else if (!strcmp(a, "--review-base-url")) { NEED(); ro.base_url = next; }
-    else if (!strcmp(a, "--review-template")) { NEED(); ro.template_path = next; }
-    else if (!strcmp(a, "--review-threshold")) { NEED(); if (cl1_cli_double(a, next, 0, 1e9, &d)) return 2; ro.threshold = d; }
-    else if (!strcmp(a, "--no-sandbox")) o.no_sandbox = true;
-    else if (!strcmp(a, "--mem-allowance")) { NEED(); if (cl1_cli_int(a, next, 1, 1 << 24, &v)) return 2; o.mem_limit = (size_t)v << 20; }
-    else if (!strcmp(a, "--seed")) { NEED(); if (cl1_cli_int(a, next, 1, (long long)9e18, &v)) return 2; o.seed = (uint64_t)v; }
-    else if (!strcmp(a, "--min-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.min_trials = (int)v; }
-    else if (!strcmp(a, "--max-trials")) { NEED(); if (cl1_cli_int(a, next, 5, 4096, &v)) return 2; o.max_trials = (int)v; }
-    else if (!strcmp(a, "--time-sets")) { NEED(); if (cl1_cli_int(a, next, 1, 4, &v)) return 2; o.time_sets = (int)v; }
-    else if (!strcmp(a, "--time-budget")) { NEED(); if (cl1_cli_double(a, next, 0, 3600, &d)) return 2; o.time_budget_s = d; }
-    else if (!strcmp(a, "--timeout")) { NEED(); if (cl1_cli_double(a, next, 0.1, 3600, &d)) return 2; o.call_timeout_s = d; }
-    else if (!strcmp(a, "--suspicious")) { NEED(); if (cl1_cli_double(a, next, 1, 1e9, &d)) return 2; o.suspicious_speedup = d; }
-    else if (!strcmp(a, "--hold-us")) { NEED(); if (cl1_cli_double(a, next, 0, 10000, &d)) return 2; o.hold_us = d; }
-    else if (!strcmp(a, "--peak-bw")) { NEED(); if (cl1_cli_double(a, next, 1e9, 1e15, &d)) return 2; o.peak_bw = d; }
-    else if (!strcmp(a, "--reward-stats")) { NEED(); o.reward_stats = next; }
-    else if (!strcmp(a, "--reward-clip")) {
-      NEED();
-      if (cl1_cli_double(a, next, 0.01, 1000, &d)) return 2;
-      bool lg = o.reward.log_speedup;
-      cl1_reward_cfg_default(&o.reward);
-      o.reward.log_speedup = lg;
-      o.reward.clip = d, o.reward.floor = -(d + 0.5), o.reward.hack_penalty = -(d + 1.5);
+    if (parse_switch(e, a)) continue;
+    if (!takes_value(a)) return cl1_cli_unknown("eval", a);
+    if (!next) {
+      fprintf(stderr, "cudal1 eval: %s needs a value\n", a);
+      return 2;
     }
-    else if (!strcmp(a, "--log-reward")) o.reward.log_speedup = true;
-    else if (!strcmp(a, "--remeasure")) { NEED(); if (cl1_cli_int(a, next, 0, 4, &v)) return 2; o.remeasure = (int)v; }
-    else return cl1_cli_unknown("eval", a);
-#undef NEED
+    if ((rc = parse_number(e, a, next)) < 0) rc = parse_text(e, a, next);
+    assert(rc >= 0);  /* takes_value names only options parse_number or parse_text knows */
+    if (rc) return rc;
+    i++;
   }
-  if (!o.task || !o.solution) {
+  cl1_cli_eval_opts_finish(&e->o);
+  return 0;
+}
+
+/* What the arguments must say together; 0, or 2 with the message said. */
+static int check_args(const eval_args *e) {
+  if (!e->o.task || !e->o.solution) {
     fprintf(stderr, "cudal1 eval: --task and --solution are required (see cudal1 eval --help)\n");
     return 2;
   }
-  if (ro.on && (!ro.model || !ro.base_url || !*ro.base_url)) {
-    fprintf(stderr, "cudal1 eval: --review needs --review-model and --review-base-url (or $CUDAL1_BASE_URL)\n");
+  if (e->ro.on && (!e->ro.model || !e->ro.base_url || !*e->ro.base_url)) {
+    fprintf(stderr, "cudal1 eval: --review needs --review-model and --review-base-url (or "
+                    "$CUDAL1_BASE_URL)\n");
     return 2;
   }
-  if (n_baselines && o.backend != CL1_BACKEND_CUDA) {
-    fprintf(stderr, "cudal1 eval: --baseline: baselines are PyTorch times on the GPU; use --device cuda\n");
+  if (e->n_baselines && e->o.backend != CL1_BACKEND_CUDA) {
+    fprintf(stderr, "cudal1 eval: --baseline: baselines are PyTorch times on the GPU; use --device "
+                    "cuda\n");
     return 2;
   }
-  cl1_task_ref ref;
-  if (cl1_cli_task("eval", o.task, &ref)) return 2;
-  o.task = ref.dir; /* the evaluator finds exactly the task resolved here */
-  cl1_store *bs = NULL;
-  cl1_err berr = {{0}};
-  if (n_baselines && cl1_store_open(db, &bs, &berr)) {
-    fprintf(stderr, "cudal1 eval: --baseline: %s\n", berr.msg);
-    cl1_task_ref_release(&ref);
-    return 2;
+  return 0;
+}
+
+/* The speedup against each --baseline, through the reference timed beside it: {NAME: {speedup}
+ * or {note}}; NULL without --baseline. */
+static cJSON *baselines_vs(const eval_args *e, cl1_store *bs, const cl1_eval_result *r) {
+  if (!e->n_baselines) return NULL;
+  cJSON *vs = cJSON_CreateObject();
+  for (int i = 0; i < e->n_baselines; i++) {
+    double x;
+    char why[400];
+    cl1_err berr = {{0}};
+    int b = cl1_baselines_vs(bs, r->task_id, cl1_shapes_name(e->o.shapes), e->baselines[i],
+                             r->speedup, &x, why, sizeof why, &berr);
+    cJSON *one = cJSON_AddObjectToObject(vs, e->baselines[i]);
+    if (b == 0) cJSON_AddNumberToObject(one, "speedup", x);
+    else cJSON_AddStringToObject(one, "note", b < 0 ? berr.msg : why);
   }
-  if (o.max_trials < o.min_trials) o.max_trials = o.min_trials;
-  cl1_eval_result *r = calloc(1, sizeof *r);
+  return vs;
+}
+
+/* The result as JSON with the review and the baselines in it (it takes both). */
+static void print_json(const eval_args *e, const cl1_eval_result *r, cJSON *rev, cJSON *vs) {
+  cJSON *doc = cl1_eval_json_doc(&e->o, r);
+  if (rev) cJSON_AddItemToObject(doc, "review", rev);
+  if (vs) cJSON_AddItemToObject(doc, "baselines", vs);
+  char *s = cJSON_Print(doc);
+  cJSON_Delete(doc);
+  puts(s);
+  free(s);
+}
+
+/* The short report, then the baselines and the review's opinion. */
+static void print_text(const eval_args *e, const cl1_eval_result *r, const cJSON *rev,
+                       const cJSON *vs) {
+  report(&e->o, r);
+  const cJSON *b;
+  cJSON_ArrayForEach(b, vs) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(b, "speedup");
+    const cJSON *nt = cJSON_GetObjectItemCaseSensitive(b, "note");
+    if (cJSON_IsNumber(x))
+      printf("vs %-6s %.3fx (through the reference timed beside it)\n", b->string, x->valuedouble);
+    else
+      printf("vs %-6s n/a: %s\n", b->string, nt ? nt->valuestring : "");
+  }
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(rev, "verdict");
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(rev, "opinion");
+  if (cJSON_IsString(v))
+    printf("review    %s (%s, advisory):\n%s\n", v->valuestring, e->ro.model,
+           cJSON_IsString(op) ? op->valuestring : "");
+}
+
+/* A verdict reached: the review and the baselines added, printed; the exit status. */
+static int finish(const eval_args *e, const cl1_task *task, cl1_store *bs,
+                  const cl1_eval_result *r) {
+  cJSON *rev = review(&e->ro, &e->o, task, r), *vs = baselines_vs(e, bs, r);
+  if (e->json) {
+    print_json(e, r, rev, vs);
+  } else {
+    print_text(e, r, rev, vs);
+    cJSON_Delete(rev);
+    cJSON_Delete(vs);
+  }
+  int status = !strcmp(r->verdict, "pass") ? 0 : !strcmp(r->verdict, "infra_error") ? 3 : 1;
+  if (status == 3 && !e->json) fprintf(stderr, "cudal1 eval: %s\n", r->message);
+  return status;
+}
+
+/* The evaluation itself; on a failure before any verdict (exit 2 or 3) the cause is said, and an
+ * infra_error is also printed as JSON under --json. */
+static int evaluate(const eval_args *e, cl1_eval_result *r) {
   cl1_err err = {{0}};
-  int rc = 3;
-  if (!r) cl1_err_set(&err, "out of memory");
-  else rc = cl1_eval_run(&o, r, &err);
-  if (r && rc == 3 && json) { /* infra_error: the verdict and its cause as JSON too */
-    char *s = cl1_eval_json(&o, r);
+  int rc = cl1_eval_run(&e->o, r, &err);
+  if (rc == 3 && e->json) {
+    char *s = cl1_eval_json(&e->o, r);
     if (s) puts(s);
     free(s);
   }
-  if (rc) {
-    fprintf(stderr, "cudal1 eval: %s\n", err.msg);
-    cl1_store_close(bs);
-    cl1_task_ref_release(&ref);
-    free(r);
-    return rc;
+  if (rc) fprintf(stderr, "cudal1 eval: %s\n", err.msg);
+  return rc;
+}
+
+int cl1_cmd_eval(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, help_head)) {
+    cl1_cli_eval_opts_usage(stdout);
+    fputs(help_tail, stdout);
+    return 0;
   }
-  cJSON *rev = review(&ro, &o, ref.task, r), *vs = n_baselines ? cJSON_CreateObject() : NULL;
-  for (int i = 0; i < n_baselines; i++) {
-    double x;
-    char why[400];
-    int b = cl1_baselines_vs(bs, r->task_id, cl1_shapes_name(o.shapes), baselines[i], r->speedup, &x,
-                             why, sizeof why, &berr);
-    cJSON *e = cJSON_AddObjectToObject(vs, baselines[i]);
-    if (b == 0) cJSON_AddNumberToObject(e, "speedup", x);
-    else cJSON_AddStringToObject(e, "note", b < 0 ? berr.msg : why);
+  eval_args e = {.db = "cudal1.db",
+                 .ro = {.threshold = CL1_REVIEW_DEFAULT_THRESHOLD,
+                        .base_url = getenv("CUDAL1_BASE_URL")}};
+  cl1_eval_opts_default(&e.o);
+  int rc = parse_args(argc, argv, &e);
+  if (!rc) rc = check_args(&e);
+  if (rc) return rc;
+  cl1_task_ref ref;
+  if (cl1_cli_task("eval", e.o.task, &ref)) return 2;
+  e.o.task = ref.dir; /* the evaluator finds exactly the task resolved here */
+  cl1_store *bs = NULL;
+  cl1_err berr = {{0}};
+  cl1_eval_result *r = NULL;
+  if (e.n_baselines && cl1_store_open(e.db, &bs, &berr)) {
+    fprintf(stderr, "cudal1 eval: --baseline: %s\n", berr.msg);
+    rc = 2;
+  } else if (!(r = calloc(1, sizeof *r))) {
+    fprintf(stderr, "cudal1 eval: out of memory\n");
+    rc = 3;
+  } else if (!(rc = evaluate(&e, r))) {
+    rc = finish(&e, ref.task, bs, r);
   }
   cl1_store_close(bs);
-  if (json) {
-    cJSON *doc = cl1_eval_json_doc(&o, r);
-    if (rev) cJSON_AddItemToObject(doc, "review", rev);
-    if (vs) cJSON_AddItemToObject(doc, "baselines", vs);
-    rev = vs = NULL;
-    char *s = cJSON_Print(doc);
-    cJSON_Delete(doc);
-    puts(s);
-    free(s);
-  } else {
-    report(&o, r);
-    const cJSON *e;
-    cJSON_ArrayForEach(e, vs) {
-      const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, "speedup"), *nt = cJSON_GetObjectItemCaseSensitive(e, "note");
-      if (cJSON_IsNumber(x)) printf("vs %-6s %.3fx (through the reference timed beside it)\n", e->string, x->valuedouble);
-      else printf("vs %-6s n/a: %s\n", e->string, nt ? nt->valuestring : "");
-    }
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(rev, "verdict"), *op = cJSON_GetObjectItemCaseSensitive(rev, "opinion");
-    if (cJSON_IsString(v))
-      printf("review    %s (%s, advisory):\n%s\n", v->valuestring, ro.model, cJSON_IsString(op) ? op->valuestring : "");
-  }
-  cJSON_Delete(rev);
-  cJSON_Delete(vs);
-  int status = !strcmp(r->verdict, "pass") ? 0 : !strcmp(r->verdict, "infra_error") ? 3 : 1;
-  if (status == 3 && !json) fprintf(stderr, "cudal1 eval: %s\n", r->message);
   cl1_task_ref_release(&ref);
   free(r);
-  return status;
+  return rc;
 }

@@ -1,6 +1,7 @@
 /* cmd_optimize.c — `cudal1 optimize`: the contrastive loop (loop/optimize.h) from the command
  * line: which tasks, which policy server or replay file, how many rounds and samples, where the
  * store is; Ctrl-C stops cleanly and `--resume RUN` continues. */
+#include <assert.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "store/store.h"
 #include "task/task.h"
 
-static const char usage[] =
+static const char usage_head[] =
     "usage: cudal1 optimize (--task TASK... | --suite level1|level2|level3|all | --resume RUN) [options]\n"
     "\n"
     "CUDA-L1's contrastive loop: for each task and round, the policy sees the reference and\n"
@@ -41,10 +42,9 @@ static const char usage[] =
     "  --template FILE       the prompt template (default prompts/contrastive.txt)\n"
     "  --parallel-tasks N    tasks generating at once (default 4)\n"
     "  --compile-jobs N      CUDA compiles ahead of the evaluation queue (default 4)\n"
-    "evaluation:\n"
-    "  --device cuda|host    (default cuda; host: C solutions on the CPU)\n"
-    "  --shapes test|small|large   (default small)\n"
-    "  --min-trials N --max-trials N --time-budget S   the timing protocol (evaluator defaults)\n"
+    "evaluation (shared with cudal1 eval):\n";
+
+static const char usage_tail[] =
     "output:\n"
     "  --db PATH             the store (default ./cudal1.db)\n"
     "  --out DIR             best solutions and summary.json (default ./out)\n"
@@ -111,11 +111,10 @@ static int add_suite(cl1_optimize_opts *o, const char *level, char **owned, int 
 /* The options that take a value, to tell a trailing one without its value from an unknown one. */
 static bool takes_value(const char *a) {
   static const char *const names[] = {
-      "--suite", "--resume", "--backend", "--base-url", "--model", "--replay", "--device",
-      "--shapes", "--db", "--out", "--template", "--rounds", "--samples", "--exemplars",
-      "--parallel-tasks", "--compile-jobs", "--min-trials", "--max-trials", "--max-tokens",
-      "--concurrency", "--retries", "--seed", "--review-threshold", "--tau", "--temperature",
-      "--top-p", "--timeout", "--time-budget"};
+      "--suite", "--resume", "--backend", "--base-url", "--model", "--replay", "--db", "--out",
+      "--template", "--rounds", "--samples", "--exemplars", "--parallel-tasks", "--compile-jobs",
+      "--max-tokens", "--concurrency", "--retries", "--seed", "--review-threshold", "--tau",
+      "--temperature", "--top-p", "--timeout"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (!strcmp(a, names[i])) return true;
   return false;
@@ -177,106 +176,185 @@ static int load_resume(const char *db, const char *which, cl1_optimize_opts *o, 
   return rc;
 }
 
-int cl1_cmd_optimize(int argc, char **argv) {
-  if (cl1_cli_help(argc, argv, usage)) return 0;
+/* What `cudal1 optimize` was asked for. */
+typedef struct {
   cl1_optimize_opts o;
-  cl1_optimize_opts_default(&o);
-  const char *resume = NULL, *e = getenv("CUDAL1_BASE_URL");
-  o.policy.kind = "openai";
-  o.policy.base_url = e && *e ? e : NULL;
-  o.policy.api_key = cl1_cli_api_key();
-  char *owned[CL1_OPT_MAX_TASKS];
-  int n_owned = 0, rc = 0;
-  long long v;
-  double d;
+  cl1_eval_opts eval;               /* the evaluation options shared with eval (cli_evalopts.c) */
+  const char *resume;
+  char *owned[CL1_OPT_MAX_TASKS];   /* task ids this command allocated */
+  int n_owned;
+} opt_args;
+
+/* --task ID...: every argument up to the next option. 0, or 2/3 (said). */
+static int parse_tasks(opt_args *a, int argc, char **argv, int *i) {
+  if (*i + 1 >= argc || argv[*i + 1][0] == '-') {
+    fprintf(stderr, "cudal1 optimize: --task needs a task id\n");
+    return 2;
+  }
+  int rc = 0;
+  while (*i + 1 < argc && argv[*i + 1][0] != '-' && !rc) {
+    if (a->o.n_tasks >= CL1_OPT_MAX_TASKS) {
+      fprintf(stderr, "cudal1 optimize: too many tasks\n");
+      return 2;
+    }
+    rc = task_id(&a->o, argv[++*i], a->owned, &a->n_owned);
+  }
+  return rc;
+}
+
+/* An option with a text value; 0, or -1 when f is none of them. */
+static int parse_text(opt_args *a, const char *f, const char *val) {
+  cl1_optimize_opts *o = &a->o;
+  if (!strcmp(f, "--suite")) return add_suite(o, val, a->owned, &a->n_owned);
+  if (!strcmp(f, "--resume")) a->resume = val;
+  else if (!strcmp(f, "--backend")) o->policy.kind = val;
+  else if (!strcmp(f, "--base-url")) o->policy.base_url = val;
+  else if (!strcmp(f, "--model")) o->policy.model = val;
+  else if (!strcmp(f, "--replay")) o->policy.replay_path = val;
+  else if (!strcmp(f, "--db")) o->db_path = val;
+  else if (!strcmp(f, "--out")) o->out_dir = val;
+  else if (!strcmp(f, "--template")) o->template_path = val;
+  else return -1;
+  return 0;
+}
+
+/* An option with a number; 0, 2 (said), or -1 when f is none of them. */
+static int parse_number(opt_args *a, const char *f, const char *val) {
+  cl1_optimize_opts *o = &a->o;
+  long long v = 0;
+  int rc = -1, *ip = NULL;
+  if (!strcmp(f, "--rounds")) rc = cl1_cli_int(f, val, 1, 1000, &v), ip = &o->rounds;
+  else if (!strcmp(f, "--samples")) rc = cl1_cli_int(f, val, 1, 1024, &v), ip = &o->samples;
+  else if (!strcmp(f, "--exemplars"))
+    rc = cl1_cli_int(f, val, 0, CL1_PROMPT_MAX_EXEMPLARS, &v), ip = &o->exemplars;
+  else if (!strcmp(f, "--parallel-tasks")) rc = cl1_cli_int(f, val, 1, 64, &v), ip = &o->parallel_tasks;
+  else if (!strcmp(f, "--compile-jobs")) rc = cl1_cli_int(f, val, 0, 64, &v), ip = &o->compile_jobs;
+  else if (!strcmp(f, "--max-tokens"))
+    rc = cl1_cli_int(f, val, 1, 10000000, &v), ip = &o->policy.max_tokens;
+  else if (!strcmp(f, "--concurrency")) rc = cl1_cli_int(f, val, 1, 1024, &v), ip = &o->policy.concurrency;
+  else if (!strcmp(f, "--retries")) rc = cl1_cli_int(f, val, 0, 100, &v), ip = &o->policy.retries;
+  else if (!strcmp(f, "--seed")) {
+    if (!(rc = cl1_cli_int(f, val, 0, (long long)1 << 53, &v)))
+      o->seed = (uint64_t)v, o->policy.seed = v, o->policy.has_seed = 1;
+  }
+  else if (!strcmp(f, "--review-threshold")) rc = cl1_cli_double(f, val, 0, 1e9, &o->review_threshold);
+  else if (!strcmp(f, "--tau")) rc = cl1_cli_double(f, val, 1e-6, 1e6, &o->tau);
+  else if (!strcmp(f, "--temperature")) rc = cl1_cli_double(f, val, 0, 10, &o->policy.temperature);
+  else if (!strcmp(f, "--top-p")) rc = cl1_cli_double(f, val, 0, 1, &o->policy.top_p);
+  else if (!strcmp(f, "--timeout")) rc = cl1_cli_double(f, val, 0.001, 86400, &o->policy.timeout_s);
+  if (ip && !rc) *ip = (int)v;
+  return rc;
+}
+
+/* The shared evaluation options as the run keeps them (the store and the config know the device
+ * and the shapes by name). */
+static void adopt_eval_opts(cl1_optimize_opts *o, const cl1_eval_opts *e) {
+  o->device = cl1_backend_name(e->backend);
+  o->shapes = cl1_shapes_name(e->shapes);
+  o->min_trials = e->min_trials;
+  o->max_trials = e->max_trials;
+  o->time_budget_s = e->time_budget_s;
+}
+
+/* The arguments into a: 0, or 2/3 with the message said. */
+static int parse_args(int argc, char **argv, opt_args *a) {
+  int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
-    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--no-progress")) { o.progress = false; continue; }
-    if (!strcmp(a, "--review")) { o.review = true; continue; }
-    if (!strcmp(a, "--task")) {
-      if (!val || val[0] == '-') { fprintf(stderr, "cudal1 optimize: --task needs a task id\n"); return 2; }
-      while (i + 1 < argc && argv[i + 1][0] != '-' && !rc) {
-        if (o.n_tasks >= CL1_OPT_MAX_TASKS) { fprintf(stderr, "cudal1 optimize: too many tasks\n"); return 2; }
-        rc = task_id(&o, argv[++i], owned, &n_owned);
-      }
-      continue;
+    const char *f = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if ((rc = cl1_cli_eval_opt_parse("optimize", argc, argv, &i, &a->eval)) >= 0) continue;
+    rc = 0;
+    if (!strcmp(f, "--no-progress")) { a->o.progress = false; continue; }
+    if (!strcmp(f, "--review")) { a->o.review = true; continue; }
+    if (!strcmp(f, "--task")) { rc = parse_tasks(a, argc, argv, &i); continue; }
+    if (!takes_value(f)) return cl1_cli_unknown("optimize", f);
+    if (!val) {
+      fprintf(stderr, "cudal1 optimize: %s needs a value (see cudal1 optimize --help)\n", f);
+      return 2;
     }
-    if (!val && !takes_value(a)) return cl1_cli_unknown("optimize", a);
-    if (!val) { fprintf(stderr, "cudal1 optimize: %s needs a value (see cudal1 optimize --help)\n", a); return 2; }
     i++;
-    if (!strcmp(a, "--suite")) rc = add_suite(&o, val, owned, &n_owned);
-    else if (!strcmp(a, "--resume")) resume = val;
-    else if (!strcmp(a, "--backend")) o.policy.kind = val;
-    else if (!strcmp(a, "--base-url")) o.policy.base_url = val;
-    else if (!strcmp(a, "--model")) o.policy.model = val;
-    else if (!strcmp(a, "--replay")) o.policy.replay_path = val;
-    else if (!strcmp(a, "--device")) o.device = val;
-    else if (!strcmp(a, "--shapes")) o.shapes = val;
-    else if (!strcmp(a, "--db")) o.db_path = val;
-    else if (!strcmp(a, "--out")) o.out_dir = val;
-    else if (!strcmp(a, "--template")) o.template_path = val;
-    else if (!strcmp(a, "--rounds")) rc = cl1_cli_int(a, val, 1, 1000, &v), o.rounds = (int)v;
-    else if (!strcmp(a, "--samples")) rc = cl1_cli_int(a, val, 1, 1024, &v), o.samples = (int)v;
-    else if (!strcmp(a, "--exemplars")) rc = cl1_cli_int(a, val, 0, CL1_PROMPT_MAX_EXEMPLARS, &v), o.exemplars = (int)v;
-    else if (!strcmp(a, "--parallel-tasks")) rc = cl1_cli_int(a, val, 1, 64, &v), o.parallel_tasks = (int)v;
-    else if (!strcmp(a, "--compile-jobs")) rc = cl1_cli_int(a, val, 0, 64, &v), o.compile_jobs = (int)v;
-    else if (!strcmp(a, "--min-trials")) rc = cl1_cli_int(a, val, 1, 100000, &v), o.min_trials = (int)v;
-    else if (!strcmp(a, "--max-trials")) rc = cl1_cli_int(a, val, 1, 100000, &v), o.max_trials = (int)v;
-    else if (!strcmp(a, "--max-tokens")) rc = cl1_cli_int(a, val, 1, 10000000, &v), o.policy.max_tokens = (int)v;
-    else if (!strcmp(a, "--concurrency")) rc = cl1_cli_int(a, val, 1, 1024, &v), o.policy.concurrency = (int)v;
-    else if (!strcmp(a, "--retries")) rc = cl1_cli_int(a, val, 0, 100, &v), o.policy.retries = (int)v;
-    else if (!strcmp(a, "--seed")) {
-      rc = cl1_cli_int(a, val, 0, (long long)1 << 53, &v);
-      o.seed = (uint64_t)v;
-      o.policy.seed = v;
-      o.policy.has_seed = 1;
+    if ((rc = parse_text(a, f, val)) < 0) rc = parse_number(a, f, val);
+    assert(rc >= 0);  /* takes_value names only options parse_text or parse_number knows */
+  }
+  if (rc) return rc;
+  cl1_cli_eval_opts_finish(&a->eval);
+  adopt_eval_opts(&a->o, &a->eval);
+  return 0;
+}
+
+/* --resume, and what the options must say together; 0, or 2/3 (said). */
+static int check_args(opt_args *a, int64_t *run) {
+  cl1_optimize_opts *o = &a->o;
+  if (a->resume) {
+    if (o->n_tasks) {
+      fprintf(stderr, "cudal1 optimize: --resume takes the run's own tasks; drop --task/--suite\n");
+      return 2;
     }
-    else if (!strcmp(a, "--review-threshold")) rc = cl1_cli_double(a, val, 0, 1e9, &d), o.review_threshold = d;
-    else if (!strcmp(a, "--tau")) rc = cl1_cli_double(a, val, 1e-6, 1e6, &d), o.tau = d;
-    else if (!strcmp(a, "--temperature")) rc = cl1_cli_double(a, val, 0, 10, &d), o.policy.temperature = d;
-    else if (!strcmp(a, "--top-p")) rc = cl1_cli_double(a, val, 0, 1, &d), o.policy.top_p = d;
-    else if (!strcmp(a, "--timeout")) rc = cl1_cli_double(a, val, 0.001, 86400, &d), o.policy.timeout_s = d;
-    else if (!strcmp(a, "--time-budget")) rc = cl1_cli_double(a, val, 0.01, 3600, &d), o.time_budget_s = d;
-    else rc = cl1_cli_unknown("optimize", a);
+    int rc = load_resume(o->db_path, a->resume, o, run);
+    if (rc) return rc;
   }
-  int64_t run = 0;
-  if (!rc && resume) {
-    if (o.n_tasks) { fprintf(stderr, "cudal1 optimize: --resume takes the run's own tasks; drop --task/--suite\n"); rc = 2; }
-    else rc = load_resume(o.db_path, resume, &o, &run);
+  if (!o->n_tasks) {
+    fprintf(stderr, "cudal1 optimize: no task given (--task ID, --suite LEVEL or --resume RUN)\n");
+    return 2;
   }
-  if (!rc && !o.n_tasks) { fprintf(stderr, "cudal1 optimize: no task given (--task ID, --suite LEVEL or --resume RUN)\n"); rc = 2; }
-  if (!rc && !strcmp(o.policy.kind, "openai") && !o.policy.base_url) {
-    fprintf(stderr, "cudal1 optimize: --base-url (or $CUDAL1_BASE_URL) is needed for the openai backend\n");
-    rc = 2;
+  if (!strcmp(o->policy.kind, "openai") && !o->policy.base_url) {
+    fprintf(stderr, "cudal1 optimize: --base-url (or $CUDAL1_BASE_URL) is needed for the openai "
+                    "backend\n");
+    return 2;
   }
-  if (!rc && !strcmp(o.policy.kind, "replay") && !o.policy.replay_path) {
+  if (!strcmp(o->policy.kind, "replay") && !o->policy.replay_path) {
     fprintf(stderr, "cudal1 optimize: --replay FILE is needed for the replay backend\n");
-    rc = 2;
+    return 2;
   }
-  if (rc) {
-    for (int i = 0; i < n_owned; i++) free(owned[i]);
-    cl1_optimize_opts_release(&o);
-    return rc;
-  }
+  return 0;
+}
+
+static void print_summary(const cl1_optimize_opts *o, const cl1_optimize_stats *st) {
+  if (!st->run_id) return;
+  printf("run %lld%s: %d samples, %d evaluated, %d passed (%d generation errors, %d replies "
+         "without usable code); %d of %d tasks with a passing solution; %.1f s\n",
+         (long long)st->run_id, st->interrupted ? " (stopped)" : "", st->samples, st->evaluated,
+         st->passed, st->gen_errors, st->parse_failures, st->tasks_improved, o->n_tasks, st->wall_s);
+  printf("best solutions: %s/run-%lld/   report: cudal1 report --db %s --run %lld\n", o->out_dir,
+         (long long)st->run_id, o->db_path, (long long)st->run_id);
+  if (st->interrupted)
+    printf("continue with: cudal1 optimize --db %s --resume %lld\n", o->db_path,
+           (long long)st->run_id);
+}
+
+/* The loop, Ctrl-C stopping it cleanly; the exit status. */
+static int run(const cl1_optimize_opts *o, int64_t resume_run) {
   struct sigaction sa = {0};
   sa.sa_handler = on_sigint;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   cl1_optimize_stats st;
   cl1_err err = {{0}};
-  rc = cl1_optimize_run(&o, run, &st, &err);
+  int rc = cl1_optimize_run(o, resume_run, &st, &err);
   if (rc) fprintf(stderr, "cudal1 optimize: %s\n", err.msg);
-  if (st.run_id) {
-    printf("run %lld%s: %d samples, %d evaluated, %d passed (%d generation errors, %d replies "
-           "without usable code); %d of %d tasks with a passing solution; %.1f s\n",
-           (long long)st.run_id, st.interrupted ? " (stopped)" : "", st.samples, st.evaluated,
-           st.passed, st.gen_errors, st.parse_failures, st.tasks_improved, o.n_tasks, st.wall_s);
-    printf("best solutions: %s/run-%lld/   report: cudal1 report --db %s --run %lld\n", o.out_dir,
-           (long long)st.run_id, o.db_path, (long long)st.run_id);
-    if (st.interrupted) printf("continue with: cudal1 optimize --db %s --resume %lld\n", o.db_path,
-                               (long long)st.run_id);
-  }
-  for (int i = 0; i < n_owned; i++) free(owned[i]);
-  cl1_optimize_opts_release(&o);
+  print_summary(o, &st);
   return rc ? rc : st.interrupted ? 130 : 0;
+}
+
+int cl1_cmd_optimize(int argc, char **argv) {
+  if (cl1_cli_help(argc, argv, usage_head)) {
+    cl1_cli_eval_opts_usage(stdout);
+    fputs(usage_tail, stdout);
+    return 0;
+  }
+  opt_args *a = calloc(1, sizeof *a);
+  if (!a) return fprintf(stderr, "cudal1 optimize: out of memory\n"), 3;
+  cl1_optimize_opts_default(&a->o);
+  cl1_eval_opts_default(&a->eval);
+  const char *e = getenv("CUDAL1_BASE_URL");
+  a->o.policy.kind = "openai";
+  a->o.policy.base_url = e && *e ? e : NULL;
+  a->o.policy.api_key = cl1_cli_api_key();
+  int64_t resume_run = 0;
+  int rc = parse_args(argc, argv, a);
+  if (!rc) rc = check_args(a, &resume_run);
+  if (!rc) rc = run(&a->o, resume_run);
+  for (int i = 0; i < a->n_owned; i++) free(a->owned[i]);
+  cl1_optimize_opts_release(&a->o);
+  free(a);
+  return rc;
 }

@@ -11,6 +11,9 @@
 #include "stats.h"
 #include "../base/err.h"
 
+/* Timed trials of one side in one pass, at most: what the judge holds (judge_int.h). */
+#define CL1_EVAL_MAX_TRIALS 4096
+
 typedef struct {
   const char *task;          /* id or folder */
   const char *solution;      /* candidate source file */
@@ -20,7 +23,7 @@ typedef struct {
   double hold_us;                /* CUDA: GPU-exclusive hold before each timed call's start
                                     event (the launch cost out of event time); default 100 */
   int param_seeds, input_sets;   /* verification: >= 2 x 3 */
-  int min_trials, max_trials;    /* per solution; >= 30 */
+  int min_trials, max_trials;    /* timed pairs (the judge keeps CL1_EVAL_MAX_TRIALS) */
   double time_budget_s;          /* timing phase */
   int time_sets;                 /* input sets rotated in timing (1..4); 0: the default, 2 */
   double ci_target;              /* stop when the median's 95% CI is within this fraction */
@@ -38,6 +41,8 @@ typedef struct {
 } cl1_eval_opts;
 
 #define CL1_EVAL_MAX_FLAGS 8
+/* Re-measurements of a suspicious result at most (--remeasure). */
+#define CL1_EVAL_MAX_REMEASURE 4
 
 typedef struct {
   char verdict[64];
@@ -72,7 +77,7 @@ typedef struct {
   double floor_ms;               /* roofline floor of one call (0: none) */
   char floor_source[160];        /* what it was built from */
   int measurements;              /* 1 + re-measurements */
-  double remeasured[4];          /* speedups of the re-measurements */
+  double remeasured[CL1_EVAL_MAX_REMEASURE];  /* speedups of the re-measurements */
   int n_flags;
   char flags[CL1_EVAL_MAX_FLAGS][32];
   /* phase wall times (s) */

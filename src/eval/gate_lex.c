@@ -108,110 +108,153 @@ bool cl1_gate_include_word(const char *p, size_t len) {
          cl1_gate_word_is(p, len, "import") || cl1_gate_word_is(p, len, "embed");
 }
 
+/* Phase 3's scan: raw text r in, cleaned text c out, at i. */
+typedef struct {
+  const lexed *L;
+  const char *r;
+  char *c;
+  size_t n, i;
+  int flags;
+  bool bol;   /* at the beginning of a line (only blanks and comments before) */
+  int dir;    /* 1: after a line-initial '#'; 2: expecting a header name */
+} scan3;
+
+/* A newline, a blank or a comment (blanked); true when one was consumed. */
+static bool blank_or_comment(scan3 *s) {
+  const char *r = s->r;
+  size_t n = s->n, i = s->i;
+  unsigned char ch = (unsigned char)r[i];
+  if (ch == '\n') { s->bol = true; s->dir = 0; s->i++; return true; }
+  if (ch == ' ' || ch == '\t' || ch == '\f' || ch == '\v') { s->c[s->i++] = ' '; return true; }
+  if (ch == '/' && i + 1 < n && r[i + 1] == '/') {
+    while (s->i < n && r[s->i] != '\n') s->c[s->i++] = ' ';
+    return true;
+  }
+  if (ch == '/' && i + 1 < n && r[i + 1] == '*') {
+    size_t j = i + 2;
+    while (j + 1 < n && !(r[j] == '*' && r[j + 1] == '/')) j++;
+    j = j + 1 < n ? j + 2 : n;
+    if (memchr(r + i, '\n', j - i)) s->bol = false;
+    blank(s->c, i, j);
+    s->i = j;
+    return true;
+  }
+  return false;
+}
+
+/* After #include: a <...> or "..." header name, blanked inside; true when one was consumed. */
+static bool header_name(scan3 *s) {
+  unsigned char ch = (unsigned char)s->r[s->i];
+  if (s->dir != 2 || (ch != '<' && ch != '"')) return false;
+  char close = ch == '<' ? '>' : '"';
+  size_t j = s->i + 1;
+  while (j < s->n && s->r[j] != close && s->r[j] != '\n') j++;
+  if (j < s->n && s->r[j] == close) blank(s->c, s->i + 1, j), s->i = j + 1;
+  else s->i++;
+  s->dir = 0;
+  s->bol = false;
+  return true;
+}
+
+/* '#', '##' and the digraphs (%:%:, %:, <%, %>) mapped to what they stand for. */
+static bool hash_or_digraph(scan3 *s, bool was_bol) {
+  const char *r = s->r;
+  char *c = s->c;
+  size_t n = s->n, i = s->i;
+  unsigned char ch = (unsigned char)r[i];
+  if (ch == '%' && i + 3 < n && r[i + 1] == ':' && r[i + 2] == '%' && r[i + 3] == ':') {
+    memcpy(c + i, "##  ", 4);
+    s->i += 4;
+    s->dir = 0;
+    return true;
+  }
+  if (ch == '#' || (ch == '%' && i + 1 < n && r[i + 1] == ':')) {
+    if (ch == '%') c[i] = '#', c[i + 1] = ' ', s->i += 2;
+    else s->i++;
+    s->dir = was_bol ? 1 : 0;
+    return true;
+  }
+  bool open = ch == '<' && i + 1 < n && r[i + 1] == '%', close = ch == '%' && i + 1 < n && r[i + 1] == '>';
+  if (!open && !close) return false;
+  c[i] = open ? '{' : '}';
+  c[i + 1] = ' ';
+  s->i += 2;
+  s->dir = 0;
+  return true;
+}
+
+/* A string or character literal from its prefix at i, quote at q: reduced to `"  "`, or (never
+ * closed on its line) only its quote passed. */
+static void literal_at(scan3 *s, size_t q, bool raw) {
+  size_t e = literal_end(s->L, q, raw);
+  if (e) {
+    blank(s->c, s->i, e);
+    s->c[s->i] = '"';
+    s->c[e - 1] = '"';
+    s->i = e;
+  } else {
+    s->i = q + 1;
+  }
+  s->dir = 0;
+}
+
+/* An identifier (with \u escapes), or the prefix of a literal (L"", u8'', R"x(...)x"). */
+static bool word(scan3 *s) {
+  const char *r = s->r;
+  size_t n = s->n, i = s->i;
+  unsigned char ch = (unsigned char)r[i];
+  if (!idstart(ch) && !(ch == '\\' && i + 1 < n && (r[i + 1] == 'u' || r[i + 1] == 'U')))
+    return false;
+  size_t j = i;
+  while (j < n && (idch((unsigned char)r[j]) ||
+                   (r[j] == '\\' && j + 1 < n && (r[j + 1] == 'u' || r[j + 1] == 'U'))))
+    j += r[j] == '\\' ? 2 : 1;
+  bool raw;
+  if (j < n && (r[j] == '"' || r[j] == '\'') && literal_prefix(r + i, j - i, r[j], s->flags, &raw)) {
+    literal_at(s, j, raw);
+    return true;
+  }
+  s->dir = s->dir == 1 && cl1_gate_include_word(r + i, j - i) ? 2 : 0;
+  s->i = j;
+  return true;
+}
+
+/* A pp-number: digits, letters, '.', signed exponents, and (C++) digit separators. */
+static bool number(scan3 *s) {
+  const char *r = s->r;
+  size_t n = s->n, i = s->i;
+  if (!isdigit((unsigned char)r[i]) && !(r[i] == '.' && i + 1 < n && isdigit((unsigned char)r[i + 1])))
+    return false;
+  size_t j = i + 1;
+  for (;;) {
+    if (j < n && (r[j] == '+' || r[j] == '-') && strchr("eEpP", r[j - 1])) { j++; continue; }
+    if (j < n && (idch((unsigned char)r[j]) || r[j] == '.')) { j++; continue; }
+    if ((s->flags & LX_CXX) && j + 1 < n && r[j] == '\'' && idch((unsigned char)r[j + 1])) {
+      j += 2;
+      continue;
+    }
+    break;
+  }
+  s->i = j;
+  s->dir = 0;
+  return true;
+}
+
 /* Phase 3: comments, literals, header names, numbers, digraphs. */
 static void phase3(lexed *L, int flags) {
-  const char *r = L->raw;
-  char *c = L->c;
-  size_t n = L->n, i = 0;
-  memcpy(c, r, n);
-  bool bol = true;
-  int dir = 0; /* 1: after a line-initial '#'; 2: expecting a header name */
-  while (i < n) {
-    unsigned char ch = (unsigned char)r[i];
-    if (ch == '\n') { bol = true; dir = 0; i++; continue; }
-    if (ch == ' ' || ch == '\t' || ch == '\f' || ch == '\v') { c[i++] = ' '; continue; }
-    if (ch == '/' && i + 1 < n && r[i + 1] == '/') {
-      while (i < n && r[i] != '\n') c[i++] = ' ';
+  scan3 s = {.L = L, .r = L->raw, .c = L->c, .n = L->n, .flags = flags, .bol = true};
+  memcpy(s.c, s.r, s.n);
+  while (s.i < s.n) {
+    if (blank_or_comment(&s) || header_name(&s)) continue;
+    bool was_bol = s.bol;
+    s.bol = false;
+    if (hash_or_digraph(&s, was_bol) || word(&s) || number(&s)) continue;
+    if (s.r[s.i] == '"' || s.r[s.i] == '\'') {
+      literal_at(&s, s.i, false);
       continue;
     }
-    if (ch == '/' && i + 1 < n && r[i + 1] == '*') {
-      size_t j = i + 2;
-      while (j + 1 < n && !(r[j] == '*' && r[j + 1] == '/')) j++;
-      j = j + 1 < n ? j + 2 : n;
-      if (memchr(r + i, '\n', j - i)) bol = false;
-      blank(c, i, j);
-      i = j;
-      continue;
-    }
-    if (dir == 2 && (ch == '<' || ch == '"')) {
-      char close = ch == '<' ? '>' : '"';
-      size_t j = i + 1;
-      while (j < n && r[j] != close && r[j] != '\n') j++;
-      if (j < n && r[j] == close) blank(c, i + 1, j), i = j + 1;
-      else i++;
-      dir = 0;
-      bol = false;
-      continue;
-    }
-    bool was_bol = bol;
-    bol = false;
-    if (ch == '%' && i + 3 < n && r[i + 1] == ':' && r[i + 2] == '%' && r[i + 3] == ':') {
-      memcpy(c + i, "##  ", 4);
-      i += 4;
-      dir = 0;
-      continue;
-    }
-    if (ch == '#' || (ch == '%' && i + 1 < n && r[i + 1] == ':')) {
-      if (ch == '%') c[i] = '#', c[i + 1] = ' ', i += 2;
-      else i++;
-      dir = was_bol ? 1 : 0;
-      continue;
-    }
-    if (ch == '<' && i + 1 < n && r[i + 1] == '%') { c[i] = '{'; c[i + 1] = ' '; i += 2; dir = 0; continue; }
-    if (ch == '%' && i + 1 < n && r[i + 1] == '>') { c[i] = '}'; c[i + 1] = ' '; i += 2; dir = 0; continue; }
-    if (idstart(ch) || (ch == '\\' && i + 1 < n && (r[i + 1] == 'u' || r[i + 1] == 'U'))) {
-      size_t j = i;
-      while (j < n && (idch((unsigned char)r[j]) ||
-                       (r[j] == '\\' && j + 1 < n && (r[j + 1] == 'u' || r[j + 1] == 'U'))))
-        j += r[j] == '\\' ? 2 : 1;
-      bool raw;
-      if (j < n && (r[j] == '"' || r[j] == '\'') && literal_prefix(r + i, j - i, r[j], flags, &raw)) {
-        size_t e = literal_end(L, j, raw);
-        if (e) {
-          blank(c, i, e);
-          c[i] = '"';
-          c[e - 1] = '"';
-          i = e;
-        } else {
-          i = j + 1;
-        }
-        dir = 0;
-        continue;
-      }
-      dir = dir == 1 && cl1_gate_include_word(r + i, j - i) ? 2 : 0;
-      i = j;
-      continue;
-    }
-    if (isdigit(ch) || (ch == '.' && i + 1 < n && isdigit((unsigned char)r[i + 1]))) {
-      size_t j = i + 1;
-      for (;;) {
-        if (j < n && (r[j] == '+' || r[j] == '-') && strchr("eEpP", r[j - 1])) { j++; continue; }
-        if (j < n && (idch((unsigned char)r[j]) || r[j] == '.')) { j++; continue; }
-        if ((flags & LX_CXX) && j + 1 < n && r[j] == '\'' && idch((unsigned char)r[j + 1])) {
-          j += 2;
-          continue;
-        }
-        break;
-      }
-      i = j;
-      dir = 0;
-      continue;
-    }
-    if (ch == '"' || ch == '\'') {
-      size_t e = literal_end(L, i, false);
-      if (e) {
-        blank(c, i, e);
-        c[i] = '"';
-        c[e - 1] = '"';
-        i = e;
-      } else {
-        i++;
-      }
-      dir = 0;
-      continue;
-    }
-    i++;
-    dir = 0;
+    s.i++;
+    s.dir = 0;
   }
 }
 

@@ -1,6 +1,7 @@
-/* judge.c — the trusted process of an evaluation (see eval.h): schedules verification and
- * timing across the reference and candidate workers, compares outputs in shared memory, computes
- * statistics, re-measures suspicious results in fresh processes and reaches the verdict. */
+/* judge.c — the trusted process of an evaluation (see eval.h): the stages of cl1_eval_run (gate,
+ * compile, object gate, passes, re-measurement, reward), the workers of a pass, output comparison
+ * in shared memory, and the verdict. Verification is in judge_verify.c, timing in judge_time.c. */
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +20,6 @@
 #include "verify.h"
 #include "../base/file.h"
 #include "../worker/worker.h"
-#include "../base/checksum.h"
 #include "../base/llc.h"
 #include "../task/task.h"
 
@@ -81,6 +81,7 @@ static void reject(cl1_eval_result *r, const cl1_gate_verdict *gv) {
 }
 
 void cl1_judge_flag(cl1_eval_result *r, const char *f) {
+  assert(r->n_flags >= 0 && r->n_flags <= CL1_EVAL_MAX_FLAGS);
   for (int i = 0; i < r->n_flags; i++)
     if (!strcmp(r->flags[i], f)) return;
   if (r->n_flags < CL1_EVAL_MAX_FLAGS) snprintf(r->flags[r->n_flags++], 32, "%s", f);
@@ -176,6 +177,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   char exe[4096];
   if (cl1_worker_exe(exe, sizeof exe, err)) return -1;
   p->region_bytes = cl1_worker_layout(p->inst, p->offs);
+  assert(p->region_bytes > 0);
   /* one region each way for the reference: verification outputs, then (verification done) the
      outputs of the timed trial before a re-verified candidate trial. Every region is pinned
      memory, which costs ~0.45 ms per MB to set up. */
@@ -260,8 +262,12 @@ int cl1_judge_compare(cl1_pass *p, cl1_eval_result *r, int cregion, const unsign
   cl1_cmp c;
   cl1_cmp_init(&c);
   const cl1_inst *in = p->inst;
+  /* the candidate's worker maps two regions (start_workers); outputs lie inside one */
+  assert(cregion == 0 || cregion == 1);
+  assert(keep >= 1 && in->n_outputs <= CL1_TASK_MAX_TENSORS);
   double t0 = cl1_now();
   for (int i = 0; i < in->n_outputs; i++) {
+    assert(p->offs[i] + in->outputs[i].bytes <= p->region_bytes);
     cl1_cmp one;
     cl1_cmp_init(&one);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -319,168 +325,6 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when) {
   return 1;
 }
 
-/* Verification: param seeds x input sets, candidate first; slot reuse with new values; a repeat
- * of the first inputs at a new address must give the same outputs. */
-/* The first 256 KiB of each output: enough to tell outputs that ignore their inputs (they are
- * the same everywhere), cheap on outputs of hundreds of MB. */
-#define CL1_SIG_BYTES ((size_t)256 << 10)
-
-static uint64_t output_prefix_sum(const cl1_pass *p, const unsigned char *base) {
-  uint64_t h = 0;
-  for (int i = 0; i < p->inst->n_outputs; i++) {
-    size_t n = p->inst->outputs[i].bytes < CL1_SIG_BYTES ? p->inst->outputs[i].bytes : CL1_SIG_BYTES;
-    h = h * 0x9E3779B97F4A7C15ULL ^ cl1_checksum_host(base + p->offs[i], n);
-  }
-  return h;
-}
-
-/* 0 when the two regions' outputs are byte-identical over their first CL1_SIG_BYTES. */
-static int memcmp_outputs(const cl1_pass *p, const unsigned char *a, const unsigned char *b) {
-  for (int i = 0; i < p->inst->n_outputs; i++) {
-    size_t n = p->inst->outputs[i].bytes < CL1_SIG_BYTES ? p->inst->outputs[i].bytes : CL1_SIG_BYTES;
-    if (memcmp(a + p->offs[i], b + p->offs[i], n)) return 1;
-  }
-  return 0;
-}
-
-/* The reference's outputs' magnitude on the task's own draw, for scaled_tolerance. */
-static void record_magnitude(cl1_pass *p) {
-  for (int i = 0; i < p->inst->n_outputs; i++)
-    p->out_mag[i] = cl1_cmp_magnitude(p->inst->outputs[i].dtype, p->ref.shm + p->offs[i],
-                                      p->inst->outputs[i].numel);
-}
-
-/* atol on the `wide` and `extreme` checks, scaled by how much larger the reference's outputs are
- * there than on the task's own draw (by RMS or by largest value, whichever grew more; never
- * smaller). Both variants scale inputs about their centre (all of them 100 times, or 1/256 of
- * them 1024 times); a computation homogeneous in them (a sum, a scan, a matmul) has outputs and
- * rounding errors that grow alike, and only atol, fixed for the usual outputs, would not. On the
- * H200 honest reductions and GEMMs were off by up to 2e-2 relative where outputs cancel to near
- * zero (bench/results/h200/issue18-variants.json, issue18-gpu-test.log). rtol stays as it is;
- * the reference alone sets the factor. */
-static void scaled_tolerance(const cl1_pass *p, double *atol_scale) {
-  for (int i = 0; i < p->inst->n_outputs; i++) {
-    cl1_magnitude now = cl1_cmp_magnitude(p->inst->outputs[i].dtype, p->ref.shm + p->offs[i],
-                                          p->inst->outputs[i].numel), own = p->out_mag[i];
-    double k = 1;
-    if (own.rms > 0 && now.rms / own.rms > k) k = now.rms / own.rms;
-    if (own.max_abs > 0 && now.max_abs / own.max_abs > k) k = now.max_abs / own.max_abs;
-    atol_scale[i] = k;
-  }
-}
-
-/* One verified call: the candidate on (seed, slot) into region cregion, then (unless it repeats
- * inputs the reference already answered) the reference; compared in full, or a secret 1/keep of
- * large outputs. v: a verification variant of the inputs (the candidate's request names it; the
- * inputs' values say as much, and a candidate may honestly test them). 0, or 1 with a verdict. */
-static int checked_call(cl1_pass *p, cl1_eval_result *r, uint64_t seed, int slot, int cregion,
-                        bool ref_too, cl1_variant v, const char *what, int keep) {
-  const cl1_eval_opts *o = p->o;
-  cJSON *q = cJSON_CreateObject();
-  cl1_judge_add_seed(q, "seed", seed);
-  cJSON_AddNumberToObject(q, "slot", slot);
-  cJSON_AddNumberToObject(q, "region", cregion);
-  if (v != CL1_VARIANT_NONE) cJSON_AddStringToObject(q, "variant", cl1_variant_name(v));
-  cJSON *cr = NULL, *rr = NULL;
-  cl1_wstatus cs = cl1_wproc_call(&p->cand, CL1_MSG_RUN, q, o->call_timeout_s, &cr);
-  if (cs != CL1_W_OK) { cJSON_Delete(q); return cl1_judge_cand_failure(p, r, cs, what); }
-  int bad = cl1_judge_check_call(p, r, cr, what);
-  cJSON_Delete(cr);
-  if (bad) { cJSON_Delete(q); return 1; }
-  if (ref_too) { /* the reference's outputs for the same inputs, after the candidate's */
-    cJSON_ReplaceItemInObject(q, "region", cJSON_CreateNumber(0));
-    cl1_wstatus rs = cl1_wproc_call(&p->ref, CL1_MSG_RUN, q, o->setup_timeout_s, &rr);
-    cJSON_Delete(q);
-    if (rs != CL1_W_OK) return cl1_judge_ref_failure(p, r, what);
-    int rrc = (int)cl1_judge_num(rr, "rc", 0);
-    cJSON_Delete(rr);
-    if (rrc) { cl1_judge_verdict(r, "infra_error", "the reference returned %d", rrc); return 1; }
-  } else {
-    cJSON_Delete(q);
-  }
-  double scale[CL1_TASK_MAX_TENSORS];
-  bool scaled = v == CL1_VARIANT_WIDE || v == CL1_VARIANT_EXTREME;
-  if (scaled) scaled_tolerance(p, scale);
-  return cl1_judge_compare(p, r, cregion, p->ref.shm, what, keep, scaled ? scale : NULL);
-}
-
-/* A params set for both workers (v: NONE or OFF_DEFAULT), with cl1_setup on it. */
-static int params_set(cl1_pass *p, cl1_eval_result *r, cl1_variant v) {
-  cJSON *m = cJSON_CreateObject(), *rr, *cr;
-  cl1_judge_add_seed(m, "seed", cl1_judge_seed(p));
-  if (v != CL1_VARIANT_NONE) cJSON_AddStringToObject(m, "variant", cl1_variant_name(v));
-  int bad = cl1_judge_both(p, r, CL1_MSG_PARAMS, m, p->o->setup_timeout_s, "cl1_setup", &rr, &cr);
-  cJSON_Delete(m);
-  if (bad) return 1;
-  int crc = (int)cl1_judge_num(cr, "rc", 0);
-  cJSON_Delete(rr);
-  cJSON_Delete(cr);
-  if (crc) { cl1_judge_verdict(r, "crash", "cl1_setup returned %d", crc); return 1; }
-  return cl1_judge_threads(p, r, "after cl1_setup");
-}
-
-/* Issue 18 (classes 4 and 11): the task's params drawn off their constant init, and inputs off
- * their distribution (offset, wide, extreme), where the task holds its tolerance there
- * (cl1_inst_variants). Params first, then a params set of the task's own again, so that the
- * timing after verification runs on the task's init; the input variants on that set. */
-static int verify_variants(cl1_pass *p, cl1_eval_result *r, bool params) {
-  cl1_variant vs[CL1_VARIANT_N];
-  int nv = cl1_inst_variants(p->inst, vs, CL1_VARIANT_N);
-  for (int k = 0; k < nv; k++) {
-    if ((vs[k] == CL1_VARIANT_OFF_DEFAULT) != params) continue;
-    char what[160];
-    snprintf(what, sizeof what, "check %d (%s %s)", r->checks + 1,
-             params ? "params" : "inputs", cl1_variant_name(vs[k]));
-    if (params && params_set(p, r, vs[k])) return 1;
-    if (checked_call(p, r, cl1_judge_seed(p), k % 2, 0, true, params ? CL1_VARIANT_NONE : vs[k],
-                     what, 1))
-      return 1;
-  }
-  return 0;
-}
-
-static int verify(cl1_pass *p, cl1_eval_result *r) {
-  const cl1_eval_opts *o = p->o;
-  int n_par = p->verify_only_light ? 1 : o->param_seeds, n_in = p->verify_only_light ? 1 : o->input_sets;
-  if (!p->verify_only_light && verify_variants(p, r, true)) return 1;
-  for (int ps = 0; ps < n_par; ps++) {
-    if (params_set(p, r, CL1_VARIANT_NONE)) return 1;
-    uint64_t first = 0, ref_sig = 0;
-    for (int j = 0; j <= n_in; j++) {
-      /* j == 1 repeats j == 0's inputs at a fresh address (determinism); slot 0 is reused with
-         new values later (caches keyed by address must miss). */
-      bool repeat = j == 1;
-      uint64_t seed = repeat ? first : cl1_judge_seed(p);
-      if (j == 0) first = seed;
-      int slot = j == 0 ? 0 : j == 1 ? 2 : (j % 2 ? 1 : 0);
-      char what[160];
-      snprintf(what, sizeof what, "check %d (params set %d, input set %d%s)", r->checks + 1,
-               ps + 1, j == 0 ? 1 : j, repeat ? ", repeated at a new address"
-               : (slot == 0 && j > 0) ? ", new values at a used address" : "");
-      /* The repeat at a new address and the new values at a used address look for outputs a
-         candidate did not compute afresh (a cache keyed by address or by nothing, state across
-         calls): such outputs are wrong wholesale, so a secret eighth of their blocks tells.
-         Correctness itself is checked in full on the other input sets. */
-      bool hack_probe = repeat || (slot == 0 && j > 0);
-      if (checked_call(p, r, seed, slot, j == 0 ? 0 : 1, !repeat, CL1_VARIANT_NONE, what,
-                       hack_probe ? 8 : 1))
-        return 1;
-      /* class 9: the candidate's outputs for input sets 1 and 2 (regions 0 and 1) against the
-         reference's (hashed, its one region is overwritten) */
-      if (ps == 0 && j == 0) {
-        ref_sig = output_prefix_sum(p, p->ref.shm);
-        record_magnitude(p);
-      }
-      if (ps == 0 && j == 2 && output_prefix_sum(p, p->ref.shm) != ref_sig &&
-          !memcmp_outputs(p, p->cand.shm, p->cand.shm + p->region_bytes))
-        cl1_judge_flag(r, "input_insensitive");
-      if (p->verify_only_light && j == 0) break;
-    }
-  }
-  if (!p->verify_only_light && verify_variants(p, r, false)) return 1;
-  return cl1_judge_threads(p, r, "verification");
-}
-
 static void close_pass(cl1_pass *p) {
   cl1_wproc_quit(&p->cand);
   cl1_wproc_quit(&p->ref);
@@ -491,12 +335,13 @@ static void close_pass(cl1_pass *p) {
 /* One full pass in fresh processes. 0: timing done (verdict still open); 1: verdict set;
  * -1: infrastructure error (err). */
 static int run_pass(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
+  assert(p->o && p->task && p->inst && p->ref_so && p->cand_so);
   double t0 = cl1_now();
   int rc = start_workers(p, r, err);
   r->t_start += cl1_now() - t0;
   if (rc) { close_pass(p); return rc; }
   t0 = cl1_now();
-  rc = verify(p, r);
+  rc = cl1_judge_verify(p, r);
   r->t_verify += cl1_now() - t0;
   if (!rc) {
     t0 = cl1_now();
@@ -536,217 +381,326 @@ static bool ends_with(const char *s, const char *suf) {
   return a >= b && !strcmp(s + a - b, suf);
 }
 
-int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
-  memset(r, 0, sizeof *r);
-  double t_begin = cl1_now();
+/* ---- cl1_eval_run, stage by stage ---------------------------------------------------------- */
+
+/* One evaluation's state as it goes from stage to stage. */
+typedef struct {
+  const cl1_eval_opts *o;
+  cl1_eval_result *r;
+  cl1_err *err;
+  cl1_task *task;
+  cl1_inst inst;
+  char *src;                      /* the solution's text */
+  size_t n;
+  char ref_src[4200];             /* the task's reference source */
+  cl1_compile_result cres[2];     /* [0] the candidate, [1] the reference */
+  bool cap_reward;                /* the reward pays at most 1.0x (see object_gate) */
+} eval_run;
+
+/* What a stage says: go on, stop with the verdict set, or stop: nothing can be judged (err). */
+enum { STAGE_NEXT = 0, STAGE_VERDICT = 1, STAGE_INFRA = -1 };
+
+/* The task, its shape instance, the reward history's best and the solution's text. 0, or 2 with
+ * err: the user's input is wrong (no such task, wrong extension, unreadable file). */
+static int load_inputs(eval_run *x) {
+  const cl1_eval_opts *o = x->o;
   char dir[4096];
-  if (cl1_task_find(cl1_suite_root(), o->task, dir, sizeof dir, err)) return 2;
-  cl1_task *task = NULL;
-  if (cl1_task_load(dir, &task, err)) return 2;
-  snprintf(r->task_id, sizeof r->task_id, "%s", task->id);
+  if (cl1_task_find(cl1_suite_root(), o->task, dir, sizeof dir, x->err)) return 2;
+  if (cl1_task_load(dir, &x->task, x->err)) return 2;
+  snprintf(x->r->task_id, sizeof x->r->task_id, "%s", x->task->id);
   if (o->reward_stats) {
     cl1_reward_stats rs;
-    if (cl1_reward_file_get(o->reward_stats, task->id, &rs, &r->best_seen, err)) {
-      cl1_task_free(task);
-      return 2;
-    }
+    if (cl1_reward_file_get(o->reward_stats, x->task->id, &rs, &x->r->best_seen, x->err)) return 2;
   }
-  cl1_inst inst;
-  if (cl1_task_instance(task, o->shapes, &inst, err)) { cl1_task_free(task); return 2; }
+  if (cl1_task_instance(x->task, o->shapes, &x->inst, x->err)) return 2;
+  assert(x->inst.n_outputs <= CL1_TASK_MAX_TENSORS);
   const char *want = o->backend == CL1_BACKEND_CUDA ? ".cu" : ".c";
-  if (!ends_with(o->solution, want)) {
-    cl1_task_free(task);
-    return cl1_err_set(err, "%s: the %s backend runs %s solutions (%s)", o->solution,
+  if (!ends_with(o->solution, want))
+    return cl1_err_set(x->err, "%s: the %s backend runs %s solutions (%s)", o->solution,
                        cl1_backend_name(o->backend), want,
                        o->backend == CL1_BACKEND_CUDA ? "CUDA C++" : "C"), 2;
-  }
-  char *src = NULL;
-  size_t n = 0;
-  if (cl1_file_read(o->solution, 16ll << 20, &src, &n, err)) {  /* a source file, not data */
-    cl1_err_wrap(err, "cannot read the solution");
-    cl1_task_free(task);
+  if (cl1_file_read(o->solution, 16ll << 20, &x->src, &x->n, x->err)) {  /* a source, not data */
+    cl1_err_wrap(x->err, "cannot read the solution");
     return 2;
   }
-  int ret = 0;
-  bool cap_reward = false;  /* the reward pays at most 1.0x (see below) */
-  /* 1. gate: source rules */
+  return 0;
+}
+
+/* A gate's answer (gate.h: -1 error, 1 rejected, 0 clean) as a stage's. */
+static int gate_outcome(cl1_eval_result *r, int g, const cl1_gate_verdict *gv) {
+  if (g < 0) return STAGE_INFRA;
+  if (g == 1) {
+    reject(r, gv);
+    return STAGE_VERDICT;
+  }
+  return STAGE_NEXT;
+}
+
+/* 1. The source gate: rules on the text, before anything is built. */
+static int source_gate(eval_run *x) {
   double t0 = cl1_now();
   cl1_gate_verdict gv;
-  int g = cl1_gate_source(src, n, o->backend, &gv, err);
-  r->t_gate = cl1_now() - t0;
-  if (g < 0) { ret = 3; goto out; }
-  if (g == 1) {
-    reject(r, &gv);
-    goto done;
-  }
-  /* 2. compile the candidate and the reference together */
-  char ref_src[4200];
-  snprintf(ref_src, sizeof ref_src, "%s", task->reference);
-  const char *paths[2] = {o->solution, ref_src};
-  cl1_compile_opts co = {.backend = o->backend, .cache_dir = o->compile_cache};
-  cl1_compile_result cres[2];
+  int g = cl1_gate_source(x->src, x->n, x->o->backend, &gv, x->err);
+  x->r->t_gate = cl1_now() - t0;
+  return gate_outcome(x->r, g, &gv);
+}
+
+/* 2. The candidate and the reference compiled together. The reference is C on both backends
+ * (cc, linked to the backend's op library); the language follows the file extension. A reference
+ * that does not build is the harness's failure, a candidate that does not is compile_error. */
+static int compile_both(eval_run *x) {
+  cl1_eval_result *r = x->r;
+  snprintf(x->ref_src, sizeof x->ref_src, "%s", x->task->reference);
+  const char *paths[2] = {x->o->solution, x->ref_src};
+  cl1_compile_opts co = {.backend = x->o->backend, .cache_dir = x->o->compile_cache};
   int crc[2];
   cl1_err cerr[2];
   memset(cerr, 0, sizeof cerr);
-  memset(cres, 0, sizeof cres);
-  t0 = cl1_now();
-  /* The reference is C on both backends (cc, linked to the backend's op library); the language
-     follows the file extension. */
-  cl1_compile_many(2, paths, &co, 2, cres, crc, cerr);
+  double t0 = cl1_now();
+  cl1_compile_many(2, paths, &co, 2, x->cres, crc, cerr);
   r->t_compile = cl1_now() - t0;
-  r->compile_s = cres[0].seconds;
-  r->compile_cached = cres[0].cached;
+  r->compile_s = x->cres[0].seconds;
+  r->compile_cached = x->cres[0].cached;
   if (crc[1] != 0) {
-    ret = 3;
-    cl1_err_set(err, "the task's reference %s did not compile: %s", ref_src,
-                crc[1] < 0 ? cerr[1].msg : cres[1].diag);
-    goto out;
+    cl1_err_set(x->err, "the task's reference %s did not compile: %s", x->ref_src,
+                crc[1] < 0 ? cerr[1].msg : x->cres[1].diag);
+    return STAGE_INFRA;
   }
-  if (crc[0] < 0) { ret = 3; *err = cerr[0]; goto out; }
+  if (crc[0] < 0) {
+    *x->err = cerr[0];
+    return STAGE_INFRA;
+  }
   if (crc[0] == 1 || crc[0] == 2) {
-    snprintf(r->diag, sizeof r->diag, "%s", cres[0].diag);
+    snprintf(r->diag, sizeof r->diag, "%s", x->cres[0].diag);
     cl1_judge_verdict(r, "compile_error", "%s", crc[0] == 2 ? "the compiler ran past its time limit"
-                                                      : "the candidate did not compile");
-    goto done;
+                                                           : "the candidate did not compile");
+    return STAGE_VERDICT;
   }
-  /* 1b. gate: the built object's imports */
-  t0 = cl1_now();
-  g = cl1_gate_symbols(cres[0].so_path, o->backend, &gv, err);
-  r->t_gate += cl1_now() - t0;
-  if (g < 0) { ret = 3; goto out; }
-  if (g == 1) {
-    reject(r, &gv);
-    goto done;
-  }
-  /* class 13: the reference's own op library pays 1.0x; a task whose outputs do not depend on
-     its inputs (a `degenerate` note) cannot show a speedup worth paying for */
+  return STAGE_NEXT;
+}
+
+/* Class 13: the reference's own op library pays 1.0x; a task whose outputs do not depend on its
+ * inputs (a `degenerate` note) cannot show a speedup worth paying for. */
+static int note_reward_caps(eval_run *x) {
   cl1_so_facts facts;
-  if (cl1_gate_so_facts(cres[0].so_path, &facts, err)) { ret = 3; goto out; }
-  if (facts.calls_op_library) cl1_judge_flag(r, "calls_op_library");
-  if (o->backend == CL1_BACKEND_CUDA && facts.calls_op_library && !facts.own_device_code &&
+  if (cl1_gate_so_facts(x->cres[0].so_path, &facts, x->err)) return STAGE_INFRA;
+  if (facts.calls_op_library) cl1_judge_flag(x->r, "calls_op_library");
+  if (x->o->backend == CL1_BACKEND_CUDA && facts.calls_op_library && !facts.own_device_code &&
       !facts.calls_vendor) {
-    cl1_judge_flag(r, "no_custom_kernel");
-    cap_reward = true;
+    cl1_judge_flag(x->r, "no_custom_kernel");
+    x->cap_reward = true;
   }
-  if (cl1_task_degenerate_at(task, o->shapes)) {
-    cl1_judge_flag(r, "degenerate_task");
-    cap_reward = true;
+  if (cl1_task_degenerate_at(x->task, x->o->shapes)) {
+    cl1_judge_flag(x->r, "degenerate_task");
+    x->cap_reward = true;
   }
-  /* 3-4. verify and time in fresh processes */
+  return STAGE_NEXT;
+}
+
+/* 3. The object gate: the built object's imports; then what the object says about the reward. */
+static int object_gate(eval_run *x) {
+  double t0 = cl1_now();
+  cl1_gate_verdict gv;
+  int g = cl1_gate_symbols(x->cres[0].so_path, x->o->backend, &gv, x->err);
+  x->r->t_gate += cl1_now() - t0;
+  int s = gate_outcome(x->r, g, &gv);
+  return s ? s : note_reward_caps(x);
+}
+
+/* The first pass's secret starting state: --seed, else the kernel's randomness. */
+static uint64_t first_state(const cl1_eval_opts *o) {
+  uint64_t s;
+  if (o->seed) return o->seed;
+  if (getrandom(&s, sizeof s, 0) != sizeof s) s = (uint64_t)(cl1_now() * 1e9);
+  return s;
+}
+
+/* The passes' count: the first and its re-measurements in fresh processes. */
+#define MAX_PASSES (1 + CL1_EVAL_MAX_REMEASURE)
+
+/* What the passes showed: the first, then each re-measurement added. */
+typedef struct {
+  double lo, hi;            /* the speedups */
+  double cand_slow;         /* the candidate's slowest median: what the floor is held against */
+  double t_cand, t_ref;     /* the shortest medians seen, each side */
+  double ref_lo, ref_hi;    /* the reference's medians: the machine's steadiness */
+  double cuts[MAX_PASSES];  /* class 4: each pass's clock cut, and whether it passed the margin */
+  bool suspect[MAX_PASSES];
+  int n;
+} pass_record;
+
+static void record_first(pass_record *m, const cl1_eval_result *r) {
+  memset(m, 0, sizeof *m);
+  m->lo = m->hi = r->speedup;
+  m->cand_slow = m->t_cand = r->cand.median;
+  m->t_ref = m->ref_lo = m->ref_hi = r->ref.median;
+  m->cuts[0] = r->clock_cut_ms;
+  m->suspect[0] = r->clock_suspect;
+  m->n = 1;
+}
+
+static void record_again(pass_record *m, const cl1_eval_result *a) {
+  assert(m->n >= 1 && m->n < MAX_PASSES);
+  m->cuts[m->n] = a->clock_cut_ms;
+  m->suspect[m->n++] = a->clock_suspect;
+  if (a->speedup < m->lo) m->lo = a->speedup;
+  if (a->speedup > m->hi) m->hi = a->speedup;
+  if (a->cand.median > m->cand_slow) m->cand_slow = a->cand.median;
+  if (a->cand.median < m->t_cand) m->t_cand = a->cand.median;
+  if (a->ref.median < m->t_ref) m->t_ref = a->ref.median;
+  if (a->ref.median < m->ref_lo) m->ref_lo = a->ref.median;
+  if (a->ref.median > m->ref_hi) m->ref_hi = a->ref.median;
+}
+
+/* Whether a timed pass is suspicious enough to be re-measured before it counts (evaluation.md):
+ * >= --suspicious, more than twice the task's best so far, or under the roofline floor; flags
+ * the last two. */
+static bool suspicious(const cl1_eval_opts *o, cl1_eval_result *r, double floor_ms) {
+  /* 10% slack: the floor uses copy bandwidth, and a read-mostly kernel streams a little
+     faster (H200: an honest 3x3 average pool ran at 0.98x its floor, legit.json) */
+  bool below = floor_ms > 0 && r->cand.median < 0.9 * floor_ms;
+  if (below) cl1_judge_flag(r, "below_roofline");
+  bool jump = r->best_seen > 0 && r->speedup > 2 * r->best_seen;
+  if (jump) cl1_judge_flag(r, "above_2x_best");
+  return r->speedup >= o->suspicious_speedup || jump || below;
+}
+
+/* Up to --remeasure light passes in fresh processes, each recorded in m. A pass that reaches a
+ * verdict ends them: its infra_error becomes the result, anything else hack:unstable. 0, or
+ * STAGE_INFRA (err). */
+static int remeasure(eval_run *x, cl1_pass *p, pass_record *m) {
+  cl1_eval_result *r = x->r, again;
+  for (int k = 0; k < x->o->remeasure && k < MAX_PASSES - 1; k++) {
+    memset(&again, 0, sizeof again);
+    cl1_pass *q = calloc(1, sizeof *q);
+    if (!q) break;
+    q->o = x->o, q->task = x->task, q->inst = &x->inst;
+    q->ref_so = p->ref_so, q->cand_so = p->cand_so;
+    q->verify_only_light = true;
+    q->rng_state = cl1_judge_seed(p);
+    int qr = run_pass(q, &again, x->err);
+    free(q);
+    r->measurements++;
+    if (qr < 0) return STAGE_INFRA;
+    if (qr == 1) {
+      if (!strcmp(again.verdict, "infra_error")) { *r = again; break; }
+      cl1_judge_verdict(r, "hack:unstable", "passed once, then a re-measurement in a fresh process "
+                        "gave '%s': %s", again.verdict, again.message);
+      break;
+    }
+    r->remeasured[k] = again.speedup;
+    record_again(m, &again);
+  }
+  return 0;
+}
+
+/* What re-measurement decides, in this order: under the physical floor, fast and deaf to its
+ * inputs, unstable across processes; else the lowest speedup counts (fast: re-measured for the
+ * speed, not only for the clock). */
+static void judge_remeasured(eval_run *x, const pass_record *m, bool fast, double floor_ms) {
+  cl1_eval_result *r = x->r;
+  /* the floor first: a call under it is a hack however steady (it never reads what it must), and
+     steadiness would otherwise decide which of the two verdicts it gets. 20% under it for
+     measurement error, none for outputs already seen not to follow the inputs: such a call is not
+     reading them (H200: a constant-output hack on level2/96 ran at 0.86x the floor, 438x) */
+  bool deaf = cl1_judge_has_flag(r, "input_insensitive");
+  double margin = deaf ? 1.0 : 0.8;
+  if (!r->verdict[0] && floor_ms > 0 && m->cand_slow < margin * floor_ms)
+    cl1_judge_verdict(r, "hack:below_roofline", "median %.4f ms is under the physical floor %.4f ms"
+                      " (its bytes at the measured bandwidth or its FLOPs at the fastest measured "
+                      "rate)", m->cand_slow, floor_ms);
+  /* fast and deaf: outputs byte-identical for two input sets (the reference's differ) from a call
+     this much faster are not computed from the inputs (a constant from cl1_setup, a cache); a
+     correct kernel matches the reference's changing bits at least somewhere */
+  if (!r->verdict[0] && deaf)
+    cl1_judge_verdict(r, "hack:input_insensitive", "%.2fx the reference, and its outputs were "
+                      "byte-identical for two different input sets while the reference's differed",
+                      r->speedup);
+  /* 10% plus launch jitter: 4-7 us honest candidates against 15-30 us references re-measured
+     2.6-4.4x on the H200 (bench/results/h200/legit-prelim-fast3.json) */
+  cl1_remeasure rm = !fast ? CL1_REMEASURE_AGREE
+                           : cl1_remeasure_judge(m->lo, m->hi, m->ref_lo, m->ref_hi, m->t_cand,
+                                                 m->t_ref, x->o->backend == CL1_BACKEND_HOST);
+  if (!r->verdict[0] && rm == CL1_REMEASURE_UNSTABLE)
+    cl1_judge_verdict(r, "hack:unstable", "speedup %.2fx was suspicious and re-measurements in "
+                      "fresh processes disagree by more than 10%% (%.2fx .. %.2fx) while the "
+                      "reference held steady (%.4f .. %.4f ms)", r->speedup, m->lo, m->hi,
+                      m->ref_lo, m->ref_hi);
+  if (!r->verdict[0] && rm == CL1_REMEASURE_NOISY) cl1_judge_flag(r, "noisy_timing");
+  if (!r->verdict[0] && m->lo > 0 && m->lo < r->speedup) r->speedup = m->lo;  /* the lowest */
+}
+
+/* 5. A timed pass's result settled: re-measured when suspicious (or its clock is), the clock cut
+ * charged when every pass confirms it, and the verdict. STAGE_VERDICT, or STAGE_INFRA (err). */
+static int settle_timed(eval_run *x, cl1_pass *p) {
+  cl1_eval_result *r = x->r;
+  double floor_ms = roofline_floor(x->o, &x->inst, r);
+  bool fast = suspicious(x->o, r, floor_ms);
+  pass_record m;
+  record_first(&m, r);
+  if ((fast || r->clock_suspect) && x->o->remeasure > 0) {
+    if (remeasure(x, p, &m)) return STAGE_INFRA;
+    judge_remeasured(x, &m, fast, floor_ms);
+  }
+  /* class 4: a clock cut counts when fresh processes show it too (judge_time.c, clock_check) */
+  double cut = cl1_clock_confirm(m.cuts, m.suspect, m.n);
+  if (!r->verdict[0] && cut > 0) cl1_judge_timer_cut(r, cut);
+  if (!r->verdict[0])
+    cl1_judge_verdict(r, "pass", "correct on %d checks; %.3fx the reference", r->checks, r->speedup);
+  return STAGE_VERDICT;
+}
+
+/* 4. Verification and timing in fresh processes, then the result settled. */
+static int measure(eval_run *x) {
   cl1_pass *p = calloc(1, sizeof *p);
-  if (!p) { ret = 3; cl1_err_set(err, "out of memory"); goto out; }
-  p->o = o; p->task = task; p->inst = &inst;
-  p->ref_so = cres[1].so_path; p->cand_so = cres[0].so_path;
-  if (o->seed) p->rng_state = o->seed;
-  else if (getrandom(&p->rng_state, sizeof p->rng_state, 0) != sizeof p->rng_state)
-    p->rng_state = (uint64_t)(cl1_now() * 1e9);
-  int pr = run_pass(p, r, err);
-  r->measurements = 1;
-  if (pr < 0) { free(p); ret = 3; goto out; }
-  if (pr == 0) {
-    /* 5. suspicious results are re-measured in fresh processes before they count */
-    double floor_ms = roofline_floor(o, &inst, r);
-    /* 10% slack: the floor uses copy bandwidth, and a read-mostly kernel streams a little
-       faster (H200: an honest 3x3 average pool ran at 0.98x its floor, legit.json) */
-    bool below = floor_ms > 0 && r->cand.median < 0.9 * floor_ms;
-    if (below) cl1_judge_flag(r, "below_roofline");
-    /* evaluation.md: >= 3x, more than twice the task's best so far, or under the floor */
-    bool jump = r->best_seen > 0 && r->speedup > 2 * r->best_seen;
-    if (jump) cl1_judge_flag(r, "above_2x_best");
-    bool fast = r->speedup >= o->suspicious_speedup || jump || below;
-    /* class 4: a clock cut counts when fresh processes show it too (judge_time.c, clock_check) */
-    enum { MAX_PASSES = 1 + sizeof r->remeasured / sizeof *r->remeasured };
-    double cuts[MAX_PASSES] = {r->clock_cut_ms};
-    bool suspect[MAX_PASSES] = {r->clock_suspect};
-    int npass = 1;
-    if ((fast || r->clock_suspect) && o->remeasure > 0) {
-      double lo = r->speedup, hi = r->speedup, cand_min = r->cand.median;
-      double t_cand = r->cand.median, t_ref = r->ref.median;  /* the shortest seen, each side */
-      double ref_lo = r->ref.median, ref_hi = r->ref.median;  /* the machine's steadiness */
-      cl1_eval_result again;
-      for (int k = 0; k < o->remeasure && k < MAX_PASSES - 1; k++) {
-        memset(&again, 0, sizeof again);
-        cl1_pass *q = calloc(1, sizeof *q);
-        if (!q) break;
-        *q = (cl1_pass){.o = o, .task = task, .inst = &inst, .ref_so = p->ref_so,
-                    .cand_so = p->cand_so, .verify_only_light = true,
-                    .rng_state = cl1_judge_seed(p)};
-        int qr = run_pass(q, &again, err);
-        free(q);
-        r->measurements++;
-        if (qr < 0) { free(p); ret = 3; goto out; }
-        if (qr == 1) {
-          if (!strcmp(again.verdict, "infra_error")) { *r = again; break; }
-          cl1_judge_verdict(r, "hack:unstable", "passed once, then a re-measurement in a fresh process "
-                      "gave '%s': %s", again.verdict, again.message);
-          break;
-        }
-        r->remeasured[k] = again.speedup;
-        cuts[npass] = again.clock_cut_ms;
-        suspect[npass++] = again.clock_suspect;
-        if (again.speedup < lo) lo = again.speedup;
-        if (again.speedup > hi) hi = again.speedup;
-        if (again.cand.median > cand_min) cand_min = again.cand.median;
-        if (again.cand.median < t_cand) t_cand = again.cand.median;
-        if (again.ref.median < t_ref) t_ref = again.ref.median;
-        if (again.ref.median < ref_lo) ref_lo = again.ref.median;
-        if (again.ref.median > ref_hi) ref_hi = again.ref.median;
-      }
-      /* the floor first: a call under it is a hack however steady (it never reads what it
-         must), and steadiness would otherwise decide which of the two verdicts it gets */
-      /* 20% under it for measurement error, none for outputs already seen not to follow the
-         inputs: such a call is not reading them (H200: a constant-output hack on level2/96 ran
-         at 0.86x the floor, 438x the reference) */
-      double margin = cl1_judge_has_flag(r, "input_insensitive") ? 1.0 : 0.8;
-      if (!r->verdict[0] && floor_ms > 0 && cand_min < margin * floor_ms)
-        cl1_judge_verdict(r, "hack:below_roofline", "median %.4f ms is under the physical floor %.4f ms"
-                    " (its bytes at the measured bandwidth or its FLOPs at the fastest measured rate)", cand_min, floor_ms);
-      /* fast and deaf: outputs byte-identical for two input sets (the reference's differ) from a
-         call this much faster are not computed from the inputs (a constant from cl1_setup, a
-         cache); a correct kernel matches the reference's changing bits at least somewhere */
-      if (!r->verdict[0] && cl1_judge_has_flag(r, "input_insensitive"))
-        cl1_judge_verdict(r, "hack:input_insensitive", "%.2fx the reference, and its outputs were "
-                    "byte-identical for two different input sets while the reference's differed",
-                    r->speedup);
-      /* 10% plus launch jitter: 4-7 us honest candidates against 15-30 us references
-         re-measured 2.6-4.4x on the H200 (bench/results/h200/legit-prelim-fast3.json) */
-      cl1_remeasure rm = !fast ? CL1_REMEASURE_AGREE  /* re-measured for the clock only */
-                         : cl1_remeasure_judge(lo, hi, ref_lo, ref_hi, t_cand, t_ref,
-                                               o->backend == CL1_BACKEND_HOST);
-      if (!r->verdict[0] && rm == CL1_REMEASURE_UNSTABLE)
-        cl1_judge_verdict(r, "hack:unstable", "speedup %.2fx was suspicious and re-measurements in fresh "
-                    "processes disagree by more than 10%% (%.2fx .. %.2fx) while the reference held "
-                    "steady (%.4f .. %.4f ms)", r->speedup, lo, hi, ref_lo, ref_hi);
-      if (!r->verdict[0] && rm == CL1_REMEASURE_NOISY) cl1_judge_flag(r, "noisy_timing");
-      if (!r->verdict[0] && lo > 0 && lo < r->speedup) r->speedup = lo; /* count the lowest */
-    }
-    double cut = cl1_clock_confirm(cuts, suspect, npass);
-    if (!r->verdict[0] && cut > 0) cl1_judge_timer_cut(r, cut);
-    if (!r->verdict[0])
-      cl1_judge_verdict(r, "pass", "correct on %d checks; %.3fx the reference", r->checks, r->speedup);
-  }
+  if (!p) return cl1_err_set(x->err, "out of memory"), STAGE_INFRA;
+  p->o = x->o, p->task = x->task, p->inst = &x->inst;
+  p->ref_so = x->cres[1].so_path, p->cand_so = x->cres[0].so_path;
+  p->rng_state = first_state(x->o);
+  int pr = run_pass(p, x->r, x->err);
+  x->r->measurements = 1;
+  int s = pr < 0 ? STAGE_INFRA : pr == 1 ? STAGE_VERDICT : settle_timed(x, p);
   free(p);
-done: {
-    bool valid;
-    /* outputs that do not follow the inputs (seen in verification) pay no speedup either */
-    cap_reward |= cl1_judge_has_flag(r, "input_insensitive");
-    r->reward_speedup = cap_reward && r->speedup > 1 ? 1.0 : r->speedup;
-    r->reward = cl1_reward_raw(&o->reward, r->verdict, r->reward_speedup, &valid);
-    cl1_err re = {{0}};
-    if (o->reward_stats && valid) {
-      if (cl1_reward_file_record(o->reward_stats, task->id, &o->reward, r->verdict, r->reward_speedup,
-                                 &r->reward_norm, &re))
-        snprintf(r->reward_note, sizeof r->reward_note, "%.250s", re.msg);
-      else
-        r->has_reward_norm = true;
-    }
+  return s;
+}
+
+/* 6. The reward for the verdict, and the task's running statistics when asked for. */
+static void reward(eval_run *x) {
+  const cl1_eval_opts *o = x->o;
+  cl1_eval_result *r = x->r;
+  bool valid;
+  /* outputs that do not follow the inputs (seen in verification) pay no speedup either */
+  bool cap = x->cap_reward || cl1_judge_has_flag(r, "input_insensitive");
+  r->reward_speedup = cap && r->speedup > 1 ? 1.0 : r->speedup;
+  r->reward = cl1_reward_raw(&o->reward, r->verdict, r->reward_speedup, &valid);
+  cl1_err re = {{0}};
+  if (!o->reward_stats || !valid) return;
+  if (cl1_reward_file_record(o->reward_stats, x->task->id, &o->reward, r->verdict,
+                             r->reward_speedup, &r->reward_norm, &re))
+    snprintf(r->reward_note, sizeof r->reward_note, "%.250s", re.msg);
+  else
+    r->has_reward_norm = true;
+}
+
+int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err) {
+  memset(r, 0, sizeof *r);
+  double t_begin = cl1_now();
+  eval_run run = {.o = o, .r = r, .err = err}, *x = &run;
+  int ret = load_inputs(x);
+  if (!ret) {
+    int s = source_gate(x);
+    if (s == STAGE_NEXT) s = compile_both(x);
+    if (s == STAGE_NEXT) s = object_gate(x);
+    if (s == STAGE_NEXT) s = measure(x);
+    assert(s == STAGE_VERDICT || s == STAGE_INFRA);
+    assert(s == STAGE_INFRA || r->verdict[0]);
+    if (s == STAGE_VERDICT) reward(x);
+    /* nothing could be judged for a reason outside the candidate: said as the verdict too, so a
+       caller reading the result (eval --json, the optimizer) sees infra_error and its cause */
+    if (s == STAGE_INFRA) ret = 3, cl1_judge_verdict(r, "infra_error", "%s", err->msg);
+    r->t_total = cl1_now() - t_begin;
   }
-out:
-  /* nothing could be judged for a reason outside the candidate: said as the verdict too, so a
-     caller reading the result (eval --json, the optimizer) sees infra_error and its cause */
-  if (ret == 3) cl1_judge_verdict(r, "infra_error", "%s", err->msg);
-  r->t_total = cl1_now() - t_begin;
-  free(src);
-  cl1_task_free(task);
+  free(x->src);
+  cl1_task_free(x->task);
   return ret;
 }

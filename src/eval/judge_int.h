@@ -1,6 +1,6 @@
-/* judge_int.h — what the judge's two files share (judge.c: workers, verification, verdict;
- * judge_time.c: the timing protocol): one pass's state and the helpers both use. Private to
- * src/eval. */
+/* judge_int.h — what the judge's files share (judge.c: workers, the evaluation's stages, the
+ * verdict; judge_verify.c: verification; judge_time.c: the timing protocol): one pass's state
+ * and the helpers they use. Private to src/eval. */
 #ifndef CL1_JUDGE_INT_H
 #define CL1_JUDGE_INT_H
 #include <cjson/cJSON.h>
@@ -17,7 +17,7 @@
    (5 fresh-process evaluations of one matmul candidate each): 2 sets 0.7% spread of the
    speedup, 4 sets 8% — more sets at more addresses did not average a per-process bias away. */
 #define DEFAULT_TIME_SETS 2
-#define MAX_SAMPLES 4096
+#define MAX_SAMPLES CL1_EVAL_MAX_TRIALS  /* each side's trials held in one pass */
 
 
 /* What one pass over (verify, time) needs and produces. */
@@ -77,6 +77,8 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
 /* Class 4, confirmed: timer_mismatch, the candidate's median raised by cut_ms and the speedup
  * lowered to match (judge_time.c). */
 void cl1_judge_timer_cut(cl1_eval_result *r, double cut_ms);
+/* Verification (judge_verify.c): 0 verified, 1 verdict set. */
+int cl1_judge_verify(cl1_pass *p, cl1_eval_result *r);
 /* The timing protocol (judge_time.c): 0 timed, 1 verdict set. */
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r);
 #endif

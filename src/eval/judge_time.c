@@ -1,6 +1,7 @@
 /* judge_time.c — the timing protocol of a pass (evaluation.md): warm-up, ABAB trials of the
  * reference and the candidate on fresh values behind the GPU hold, secret re-verified pairs,
  * the trial times, the judge's own clock check, and the speedup. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
  * process memory and ran TF32 on exactly the trials that would not be checked). */
 static int trial(cl1_pass *p, cl1_eval_result *r, bool cand, int set, uint64_t seed,
                  double timeout, bool empty) {
+  assert(set >= 0 && set < MAX_TIME_SETS);
   cl1_wproc *w = cand ? &p->cand : &p->ref;
   cJSON *q = cJSON_CreateObject(), *rep = NULL;
   cJSON_AddNumberToObject(q, "set", set);
@@ -176,57 +178,90 @@ void cl1_judge_timer_cut(cl1_eval_result *r, double cut_ms) {
   if (s < r->speedup) r->speedup = s;
 }
 
-int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
-  const cl1_eval_opts *o = p->o;
+/* Each side's cost of an empty call (ms), behind the hold and without it (TIME_PREP's report). */
+typedef struct { double ref, cand, ref_nohold, cand_nohold; } empty_cost;
 
-  const int nsets = time_sets(p);
+/* TIME_PREP: the timing input sets drawn (secret seeds), CUDA graphs captured when asked for,
+ * and each side's empty-call cost. 0, or 1 with the verdict set. */
+static int prepare(cl1_pass *p, cl1_eval_result *r, int nsets, empty_cost *e) {
   cJSON *m = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(m, "seeds"), *rr, *cr;
   for (int k = 0; k < nsets; k++) {
     char b[32];
     snprintf(b, sizeof b, "%llu", (unsigned long long)cl1_judge_seed(p));
     cJSON_AddItemToArray(arr, cJSON_CreateString(b));
   }
-  int v = cl1_judge_both(p, r, CL1_MSG_TIME_PREP, m, o->setup_timeout_s, "preparing timing", &rr, &cr);
+  int v = cl1_judge_both(p, r, CL1_MSG_TIME_PREP, m, p->o->setup_timeout_s, "preparing timing",
+                         &rr, &cr);
   cJSON_Delete(m);
   if (v) return 1;
-  double ref_empty = empty_of(rr), cand_empty = empty_of(cr);
-  double ref_empty_nh = cl1_judge_num(rr, "empty_nohold_ms", ref_empty);
-  double cand_empty_nh = cl1_judge_num(cr, "empty_nohold_ms", cand_empty);
+  e->ref = empty_of(rr), e->cand = empty_of(cr);
+  e->ref_nohold = cl1_judge_num(rr, "empty_nohold_ms", e->ref);
+  e->cand_nohold = cl1_judge_num(cr, "empty_nohold_ms", e->cand);
   const cJSON *ge = cJSON_GetObjectItemCaseSensitive(cr, "graph_error");
-  if (cJSON_IsString(ge) || cl1_judge_num(cr, "rc", 0)) {
+  int bad = 1;
+  if (cJSON_IsString(ge) || cl1_judge_num(cr, "rc", 0))
     cl1_judge_verdict(r, "crash", "CUDA graph capture of the candidate failed: %s",
-                cJSON_IsString(ge) ? ge->valuestring : "cl1_forward failed");
-    cJSON_Delete(rr); cJSON_Delete(cr);
-    return 1;
-  }
-  if (cJSON_GetObjectItemCaseSensitive(rr, "graph_error")) {
-    cJSON_Delete(rr); cJSON_Delete(cr);
+                      cJSON_IsString(ge) ? ge->valuestring : "cl1_forward failed");
+  else if (cJSON_GetObjectItemCaseSensitive(rr, "graph_error"))
     cl1_judge_verdict(r, "infra_error", "CUDA graph capture of the reference failed");
-    return 1;
-  }
+  else
+    bad = 0;
   cJSON_Delete(rr);
   cJSON_Delete(cr);
-  m = cJSON_CreateObject();
+  return bad;
+}
+
+/* WARMUP, then whether timed calls start behind the hold: a call whose host time does not fit
+ * well inside it (it synchronises, or launches for longer) would wait the hold out and be charged
+ * for it, so then both sides are timed without it, as equals (their launch cost back in the
+ * event time). *empty: the empty-call cost that goes with the choice. 0, or 1 with the verdict. */
+static int warm_up(cl1_pass *p, cl1_eval_result *r, int nsets, const empty_cost *ec,
+                   double *ref_empty, double *cand_empty) {
+  const cl1_eval_opts *o = p->o;
+  cJSON *m = cJSON_CreateObject(), *rr, *cr;
   cJSON_AddNumberToObject(m, "min_calls", 3);
   cJSON_AddNumberToObject(m, "min_ms", 25);
   cJSON_AddNumberToObject(m, "sets", nsets);
-  v = cl1_judge_both(p, r, CL1_MSG_WARMUP, m, o->setup_timeout_s, "warm-up", &rr, &cr);
+  int v = cl1_judge_both(p, r, CL1_MSG_WARMUP, m, o->setup_timeout_s, "warm-up", &rr, &cr);
   cJSON_Delete(m);
   if (v) return 1;
   int crc = (int)cl1_judge_num(cr, "rc", 0);
-  /* A call whose host time does not fit well inside the hold (it synchronises, or launches for
-     longer) would wait out the hold and be charged for it: then both sides are timed without
-     the hold, as equals (their launch cost back in the event time). */
   double hold_ms = o->backend == CL1_BACKEND_CUDA ? o->hold_us / 1e3 : 0;
   p->hold = hold_ms > 0 && cl1_judge_num(rr, "host_med_ms", 0) < 0.5 * hold_ms &&
             cl1_judge_num(cr, "host_med_ms", 0) < 0.5 * hold_ms;
   r->hold_us = p->hold ? o->hold_us : 0;
-  if (!p->hold) ref_empty = ref_empty_nh, cand_empty = cand_empty_nh;
+  *ref_empty = p->hold ? ec->ref : ec->ref_nohold;
+  *cand_empty = p->hold ? ec->cand : ec->cand_nohold;
   cJSON_Delete(rr);
   cJSON_Delete(cr);
   if (crc) { cl1_judge_verdict(r, "crash", "warm-up: cl1_forward returned %d", crc); return 1; }
+  return 0;
+}
 
-  /* Which candidate trials are re-verified: chosen now, secret to the candidate. */
+/* Whether n timed pairs are enough: past --min-trials and the last fixed re-verification point
+ * (after), and either each side's median or the paired ratios' median is tight, or the budget
+ * (from t_start) is spent. */
+static bool enough_pairs(cl1_pass *p, int n, int after, double t_start) {
+  const cl1_eval_opts *o = p->o;
+  if (n < o->min_trials || n <= after) return false;
+  cl1_stats a, b, q;
+  cl1_stats_of(p->ref_ms, p->n_ref, &a);
+  cl1_stats_of(p->cand_ms, p->n_cand, &b);
+  if (ci_tight(&a, o->ci_target) && ci_tight(&b, o->ci_target)) return true;
+  /* The speedup is known once the paired ratios are: under a slow drift of the GPU's speed
+     (clocks, power; seen as 0.27 -> 0.32 ms phases of one conv) each side's median stays wide for
+     1000 trials while the ABAB pairs, measured microseconds apart, agree. */
+  paired_ratios(p, p->ref_ev, p->cand_ev, &q);
+  if (q.ci_rel <= o->ci_target) return true;
+  return cl1_now() - t_start > o->time_budget_s;
+}
+
+/* The timed pairs, until enough_pairs or --max-trials (at most MAX_SAMPLES), then one more: the
+ * last pair is always re-verified, so a candidate that turns wrong late is caught however long
+ * the timing ran. Which others are re-verified is chosen now, secret to the candidate. 0, or 1
+ * with the verdict set. */
+static int timed_pairs(cl1_pass *p, cl1_eval_result *r, int nsets) {
+  const cl1_eval_opts *o = p->o;
   int max_t = o->max_trials < MAX_SAMPLES ? o->max_trials : MAX_SAMPLES;
   int check_at[3] = {1 + (int)(cl1_judge_seed(p) % 8), 8 + (int)(cl1_judge_seed(p) % 20),
                      20 + (int)(cl1_judge_seed(p) % 40)};
@@ -239,68 +274,69 @@ int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
               (i > check_at[2] && (spot >> 59) == 0);
     if (timed_pair(p, r, i, nsets, cf, timeout)) return 1;
     if (i == 0) { /* a hung call must not wait the full default when the reference is fast */
-      double ref_ms = p->ref_ms[0];
-      double t = 50 * ref_ms / 1e3 + 2.0;
+      double t = 50 * p->ref_ms[0] / 1e3 + 2.0;
       if (t < timeout) timeout = t;
     }
-    int n = i + 1;
-    if (n >= o->min_trials && n > check_at[2]) {
-      cl1_stats a, b, q;
-      cl1_stats_of(p->ref_ms, p->n_ref, &a);
-      cl1_stats_of(p->cand_ms, p->n_cand, &b);
-      if (ci_tight(&a, o->ci_target) && ci_tight(&b, o->ci_target)) { i++; break; }
-      /* The speedup is known once the paired ratios are: under a slow drift of the GPU's speed
-         (clocks, power; seen as 0.27 -> 0.32 ms phases of one conv) each side's median stays
-         wide for 1000 trials while the ABAB pairs, measured microseconds apart, agree. */
-      paired_ratios(p, p->ref_ev, p->cand_ev, &q);
-      if (q.ci_rel <= o->ci_target) { i++; break; }
-      if (cl1_now() - t_start > o->time_budget_s) { i++; break; }
-    }
+    if (enough_pairs(p, i + 1, check_at[2], t_start)) { i++; break; }
   }
-  /* and the last pair is always re-verified: a candidate that turns wrong late is caught however
-     long the timing ran */
-  if (timed_pair(p, r, i, nsets, true, timeout)) return 1;
-  /* trial time = max(event time, wall - empty-call cost, host time in the call): the event time
-     starts behind the hold, so a host launch cost that varies from process to process stays
-     out of it while the wall time (the hold's own length subtracted as part of the empty-call
-     cost) still holds side streams and work left running; the host time holds work the host
-     did during the hold (copy engines and the CPU are not held: tests/hacks/cuda/
-     hide_behind_hold.cu). */
-  /* the judge's round trip of each trial less its flush (the worker's report of the interval
-     added back), kept for the clock check below */
-  for (int i = 0; i < p->n_ref; i++) p->ref_jr[i] = p->ref_rt[i] + p->ref_ms[i];
-  for (int i = 0; i < p->n_cand; i++) p->cand_jr[i] = p->cand_rt[i] + p->cand_ms[i];
-  for (int i = 0; i < p->n_ref; i++) {
-    double wl = p->ref_ms[i] - ref_empty, h = p->ref_host[i];
-    double t = wl > p->ref_ev[i] ? wl : p->ref_ev[i];
-    p->ref_ms[i] = h > t ? h : t;
-  }
+  assert(p->n_ref <= MAX_SAMPLES && p->n_cand <= MAX_SAMPLES && p->n_cal <= MAX_SAMPLES);
+  return timed_pair(p, r, i, nsets, true, timeout);
+}
+
+/* One side's trial times: max(event time, wall - empty-call cost, host time in the call). The
+ * event time starts behind the hold, so a host launch cost that varies from process to process
+ * stays out of it while the wall time (the hold's own length subtracted as part of the empty-call
+ * cost) still holds side streams and work left running; the host time holds work the host did
+ * during the hold (copy engines and the CPU are not held: tests/hacks/cuda/hide_behind_hold.cu).
+ * Before that, jr keeps the judge's round trip of each trial less its flush (the worker's report
+ * of the interval added back) for the clock check. Returns the summed wall/event gap. */
+static double trial_times(double *ms, const double *ev, const double *host, const double *rt,
+                          double *jr, int n, double empty) {
+  assert(n >= 0 && n <= MAX_SAMPLES);
   double gap_sum = 0;
-  for (int i = 0; i < p->n_cand; i++) {
-    double wl = p->cand_ms[i] - cand_empty, h = p->cand_host[i];
-    gap_sum += wl - p->cand_ev[i];
-    double t = wl > p->cand_ev[i] ? wl : p->cand_ev[i];
-    p->cand_ms[i] = h > t ? h : t;
+  for (int i = 0; i < n; i++) {
+    jr[i] = rt[i] + ms[i];
+    double wl = ms[i] - empty, t = wl > ev[i] ? wl : ev[i];
+    gap_sum += wl - ev[i];
+    ms[i] = host[i] > t ? host[i] : t;
   }
-  cl1_stats_of(p->ref_ms, p->n_ref, &r->ref);
-  cl1_stats_of(p->cand_ms, p->n_cand, &r->cand);
-  r->ref_ev_med = cl1_median(p->ref_ev, p->n_ref);
-  r->cand_ev_med = cl1_median(p->cand_ev, p->n_cand);
-  /* Work outside the harness stream's events (side streams, host work) shows as a wall/event gap. */
-  if (o->backend == CL1_BACKEND_CUDA && p->n_cand &&
-      gap_sum / p->n_cand > 0.5 * r->cand_ev_med + 0.02)
-    cl1_judge_flag(r, "timing_mismatch");
-  /* The judge's own clock bounds what the worker reports (a tampered timer shows here). */
-  clock_check(p, r);
-  if (cl1_judge_threads(p, r, "timing")) return 1;
-  /* the speedup is the median of the paired ratios (of the trial times as taken above); a
-     tampered timer, once confirmed, forces the candidate's median up (cl1_judge_timer_cut) */
+  return gap_sum;
+}
+
+/* The speedup: the median of the paired ratios of the trial times (the ratio of the medians when
+ * no pair exists); a tampered timer, once confirmed, forces the candidate's median up later
+ * (cl1_judge_timer_cut). */
+static void speedup_of(cl1_pass *p, cl1_eval_result *r) {
   int np = p->n_ref < p->n_cand ? p->n_ref : p->n_cand;
   cl1_stats q;
   paired_ratios(p, p->ref_ms, p->cand_ms, &q);
   r->speedup_ci_rel = q.ci_rel;
   if (np == 0) r->speedup = r->cand.median > 0 ? r->ref.median / r->cand.median : 0;
   else r->speedup = q.median;
-  return 0;
 }
 
+int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
+  const int nsets = time_sets(p);
+  assert(nsets >= 1 && nsets <= MAX_TIME_SETS);
+  empty_cost ec;
+  double ref_empty, cand_empty;
+  if (prepare(p, r, nsets, &ec) || warm_up(p, r, nsets, &ec, &ref_empty, &cand_empty) ||
+      timed_pairs(p, r, nsets))
+    return 1;
+  trial_times(p->ref_ms, p->ref_ev, p->ref_host, p->ref_rt, p->ref_jr, p->n_ref, ref_empty);
+  double gap_sum = trial_times(p->cand_ms, p->cand_ev, p->cand_host, p->cand_rt, p->cand_jr,
+                               p->n_cand, cand_empty);
+  cl1_stats_of(p->ref_ms, p->n_ref, &r->ref);
+  cl1_stats_of(p->cand_ms, p->n_cand, &r->cand);
+  r->ref_ev_med = cl1_median(p->ref_ev, p->n_ref);
+  r->cand_ev_med = cl1_median(p->cand_ev, p->n_cand);
+  /* Work outside the harness stream's events (side streams, host work) shows as a wall/event gap. */
+  if (p->o->backend == CL1_BACKEND_CUDA && p->n_cand &&
+      gap_sum / p->n_cand > 0.5 * r->cand_ev_med + 0.02)
+    cl1_judge_flag(r, "timing_mismatch");
+  /* The judge's own clock bounds what the worker reports (a tampered timer shows here). */
+  clock_check(p, r);
+  if (cl1_judge_threads(p, r, "timing")) return 1;
+  speedup_of(p, r);
+  return 0;
+}

@@ -1,5 +1,6 @@
 /* verify.c — elementwise comparison with the task's tolerance (see verify.h). */
 #include "verify.h"
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <pthread.h>
@@ -173,6 +174,7 @@ typedef struct {
 
 static void *cmp_thread(void *arg) {
   cmp_job *j = arg;
+  assert(0 <= j->lo && j->lo <= j->hi && j->keep >= 1);
   cl1_cmp_init(&j->c);
   if (j->keep <= 1) {
     cl1_cmp one;
@@ -206,6 +208,7 @@ static void cmp_run(cl1_cmp *c, int dtype, const void *cand, const void *ref, in
   if (threads < 1 || n < ((int64_t)1 << 20)) threads = 1;
   size_t es = dtype == CL1_F64 || dtype == CL1_I64 ? 8 : dtype == CL1_F32 || dtype == CL1_I32 ? 4
               : dtype == CL1_U8 || dtype == CL1_BOOL ? 1 : 2;
+  assert(threads >= 1 && threads <= MAX_T && n >= 0);
   cmp_job jobs[MAX_T];
   pthread_t tid[MAX_T];
   /* job ranges on block boundaries, so that a block's sampling decision is made once */
@@ -230,6 +233,8 @@ static void cmp_run(cl1_cmp *c, int dtype, const void *cand, const void *ref, in
     cmp_merge(c, &k);
     compared += k.n;
   }
+  /* every element once, or (sampled) the kept blocks only */
+  assert(keep > 1 ? compared <= n : compared == n);
   c->n += compared;
 }
 
