@@ -68,5 +68,5 @@ int main(void) {
       cmocka_unit_test(test_cat_dim1), cmocka_unit_test(test_cat_dim0_and_last),
       cmocka_unit_test(test_cat_checks),
   };
-  return cmocka_run_group_tests_name("ops_net", tests, setup_lib, NULL);
+  return cmocka_run_group_tests_name("ops_cat", tests, setup_lib, NULL);
 }

@@ -83,5 +83,5 @@ int main(void) {
       cmocka_unit_test(test_gather),
       cmocka_unit_test(test_roll),
   };
-  return cmocka_run_group_tests_name("ops_net_b", tests, setup_lib, NULL);
+  return cmocka_run_group_tests_name("ops_gather_roll", tests, setup_lib, NULL);
 }

@@ -179,5 +179,5 @@ int main(void) {
       cmocka_unit_test(test_patches), cmocka_unit_test(test_copy_checks),
       cmocka_unit_test(test_tri_fill), cmocka_unit_test(test_exp_kind_and_fill),
   };
-  return cmocka_run_group_tests_name("ops_net_e", tests, setup_lib, NULL);
+  return cmocka_run_group_tests_name("ops_layout", tests, setup_lib, NULL);
 }
