@@ -17,12 +17,13 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cudal1/ops.h"
 #include "worker/dev.h"
 #include "eval/stats.h"
 #include "task/task.h"
 
-typedef int (*matmul_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*relu_fn)(void *, const float *, float *, int64_t);
+typedef __typeof__(cl1_op_matmul) *matmul_fn;
+typedef __typeof__(cl1_op_relu) *relu_fn;
 
 static const char *g_op = "matmul";
 static int g_sleep_us = 0, g_peer = 0;

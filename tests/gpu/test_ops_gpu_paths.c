@@ -73,14 +73,14 @@ static void close_all(const char *what, const float *got, const float *want, int
   }
 }
 
-typedef int (*un_fn)(void *, const float *, float *, int64_t);
-typedef int (*rc_fn)(void *, const float *, float *, int64_t, int64_t);
-typedef int (*sum_fn)(void *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*ln_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, double);
-typedef int (*mm_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*lin_fn)(void *, const float *, int64_t, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*bias_fn)(void *, const float *, const float *, float *, int64_t, int64_t, int64_t);
-typedef int (*conv_fn)(void *, const float *, const float *, const float *, float *, const cl1_conv2d_desc *);
+typedef __typeof__(cl1_op_relu) *un_fn;
+typedef __typeof__(cl1_op_softmax) *rc_fn;
+typedef __typeof__(cl1_op_sum_dim) *sum_fn;
+typedef __typeof__(cl1_op_layernorm) *ln_fn;
+typedef __typeof__(cl1_op_matmul) *mm_fn;
+typedef __typeof__(cl1_op_linear) *lin_fn;
+typedef __typeof__(cl1_op_bias_add) *bias_fn;
+typedef __typeof__(cl1_op_conv2d) *conv_fn;
 
 static void test_relu_bias(void **state) {
   (void)state;
@@ -107,8 +107,8 @@ static void test_relu_bias(void **state) {
 
 /* The elementwise families in one launch for any n: float4 quads plus a tail taken by the first
    threads (n % 4 of 0..3), or the scalar kernel for a pointer off 16-byte alignment (skew). */
-typedef int (*unk_fn)(void *, cl1_unary_kind, const float *, float *, int64_t, double, double);
-typedef int (*bin_fn)(void *, cl1_binary_kind, const float *, const float *, float *, int64_t);
+typedef __typeof__(cl1_op_unary) *unk_fn;
+typedef __typeof__(cl1_op_binary) *bin_fn;
 
 static void test_elementwise_tails(void **state) {
   (void)state;
@@ -281,10 +281,10 @@ static void test_conv2d(void **state) {
   conv_case(&big, 1);
 }
 
-typedef int (*bn_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, int64_t, double);
-typedef int (*gn_fn)(void *, const float *, const float *, const float *, float *, int64_t, int64_t, int64_t, int64_t, double);
-typedef int (*red_fn)(void *, int, const float *, void *, int64_t, int64_t, int64_t);
-typedef int (*cnd_fn)(void *, const float *, const float *, const float *, float *, const cl1_convnd_desc *);
+typedef __typeof__(cl1_op_batchnorm_train) *bn_fn;
+typedef __typeof__(cl1_op_groupnorm) *gn_fn;
+typedef __typeof__(cl1_op_reduce) *red_fn;
+typedef __typeof__(cl1_op_convnd) *cnd_fn;
 
 static void test_batchnorm(void **state) {
   (void)state;
@@ -404,7 +404,7 @@ static void test_conv_depthwise(void **state) {
   }
 }
 
-typedef int (*cvt_fn)(void *, const float *, const float *, const float *, float *, const cl1_convt_desc *);
+typedef __typeof__(cl1_op_convtnd) *cvt_fn;
 
 /* Standard and transposed convs through the graph-API plans (conv_graph.cu): 1-d, 2-d, 3-d,
  * groups, stride/padding/dilation, output padding, full FP32 (no_tf32) compared tightly, TF32
@@ -459,8 +459,8 @@ static void test_conv_graph(void **state) {
   }
 }
 
-typedef int (*gru_fn)(void *, const cl1_rnn_desc *, const float *, const float *, const float *const *, float *, float *, void *, size_t);
-typedef int (*lstm_fn)(void *, const cl1_rnn_desc *, const float *, const float *, const float *, const float *const *, float *, float *, float *, void *, size_t);
+typedef __typeof__(cl1_op_gru) *gru_fn;
+typedef __typeof__(cl1_op_lstm) *lstm_fn;
 
 /* GRU and LSTM on CUDA (input projection, per-step recurrent GEMM through the timed cuBLASLt
  * pick, fused cell) against the host op: two layers, both directions, both layouts, and the
