@@ -96,6 +96,81 @@ static int parse(int argc, char **argv, long long *level, const char **shapes, c
   return lv ? cl1_cli_int("--level", lv, 1, 3, level) : 0;
 }
 
+static void free_ids(char **ids, int n) {
+  for (int k = 0; k < n; k++) free(ids[k]);
+  free(ids);
+}
+
+/* What the audit found per output, for --json. */
+static cJSON *outputs_json(const cl1_audit_result *r) {
+  cJSON *outs = cJSON_CreateArray();
+  for (int i = 0; i < r->n_outputs; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", r->out[i].name);
+    cJSON_AddBoolToObject(o, "zero_passes", r->out[i].zero_passes);
+    cJSON_AddBoolToObject(o, "insensitive", r->out[i].insensitive);
+    cJSON_AddBoolToObject(o, "constant", r->out[i].constant);
+    cJSON_AddNumberToObject(o, "zero_share", r->out[i].zero_share);
+    cJSON_AddNumberToObject(o, "max_abs", r->out[i].max_abs);
+    cJSON_AddItemToArray(outs, o);
+  }
+  return outs;
+}
+
+/* A degenerate task: its note, written into task.json with --apply when it has none yet. */
+static void note_degenerate(const cl1_task *t, const char *dir, const cl1_audit_result *r,
+                            int apply, cJSON *row, int *n_bad) {
+  cJSON_AddStringToObject(row, "note", r->note);
+  const char *state = t->degenerate ? "noted" : apply ? "note added" : "no note";
+  if (!t->degenerate && apply) {
+    char jp[4200];
+    snprintf(jp, sizeof jp, "%s/task.json", dir);
+    if (apply_note(jp, r->note)) state = "note NOT added", ++*n_bad;
+  }
+  cJSON_AddStringToObject(row, "task_note", state);
+  printf("degenerate %s: %s [%s]\n", t->id, r->note, state);
+}
+
+/* One task: its line on stdout and its row. Returns 1 when no GPU is there (the rest would fail
+ * alike), else 0. */
+static int audit_one(const char *id, const char *shapes, const char *device, int apply,
+                     cJSON *rows, int *n_bad, int *n_deg) {
+  cl1_audit_result r;
+  cl1_err err = {{0}};
+  cl1_task_ref ref;
+  if (cl1_task_resolve(cl1_suite_root(), id, &ref, &err)) {
+    printf("error %s: %s\n", id, err.msg);
+    ++*n_bad;
+    return 0;
+  }
+  const cl1_task *t = ref.task;
+  int infra = 0;
+  cJSON *row = cJSON_CreateObject();
+  cJSON_AddStringToObject(row, "task", t->id);
+  if (cl1_audit_task(ref.dir, shapes, device, &r, &err)) {
+    printf("error %s: %s\n", t->id, err.msg);
+    cJSON_AddStringToObject(row, "error", err.msg);
+    ++*n_bad;
+    infra = strstr(err.msg, "no CUDA GPU") != NULL;
+  } else {
+    cJSON_AddBoolToObject(row, "degenerate", r.degenerate);
+    cJSON_AddItemToObject(row, "outputs", outputs_json(&r));
+    if (r.degenerate) {
+      ++*n_deg;
+      note_degenerate(t, ref.dir, &r, apply, row, n_bad);
+    } else {
+      double zs = 0;
+      for (int i = 0; i < r.n_outputs; i++) if (r.out[i].zero_share > zs) zs = r.out[i].zero_share;
+      printf("ok %s%s\n", t->id, zs > 0.5 ? " (over half of the elements pass as zeros)" : "");
+      if (t->degenerate) cJSON_AddStringToObject(row, "task_note", "noted by hand");
+    }
+  }
+  cJSON_AddItemToArray(rows, row);
+  cl1_task_ref_release(&ref);
+  fflush(stdout);
+  return infra;
+}
+
 int cl1_cmd_suite_audit(int argc, char **argv) {
   if (cl1_cli_help(argc, argv, help)) return 0;
   long long level = 0;
@@ -104,84 +179,32 @@ int cl1_cmd_suite_audit(int argc, char **argv) {
   char **ids = calloc((size_t)argc + 1, sizeof *ids);
   if (!ids) return 3;
   if (parse(argc, argv, &level, &shapes, &device, &json, &apply, ids, &n_ids)) {
-    for (int k = 0; k < n_ids; k++) free(ids[k]);
-    free(ids);
+    free_ids(ids, n_ids);
     return 2;
   }
   if (strcmp(device, "cuda") && strcmp(device, "host")) {
     fprintf(stderr, "cudal1 suite audit: --device: expected cuda or host, got '%s'\n", device);
-    free(ids);
+    free_ids(ids, n_ids);
     return 2;
   }
   if (!shapes) shapes = strcmp(device, "host") ? "small" : "test";
   if (cl1_shapes_parse(shapes) < 0) {
     fprintf(stderr, "cudal1 suite audit: --shapes: expected test, small or large, got '%s'\n", shapes);
-    free(ids);
+    free_ids(ids, n_ids);
     return 2;
   }
   if (!n_ids) {
     free(ids);
     ids = calloc(1024, sizeof *ids);
+    if (!ids) return 3;
     n_ids = cl1_cli_suite_tasks((int)level, ids, 1024);
   }
   cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "tasks");
   cJSON_AddStringToObject(doc, "shapes", shapes);
   cJSON_AddStringToObject(doc, "device", device);
   int n_bad = 0, n_deg = 0, infra = 0;
-  for (int k = 0; k < n_ids; k++) {
-    cl1_audit_result r;
-    cl1_err err = {{0}};
-    cl1_task_ref ref;
-    if (cl1_task_resolve(cl1_suite_root(), ids[k], &ref, &err)) {
-      printf("error %s: %s\n", ids[k], err.msg);
-      n_bad++;
-      continue;
-    }
-    const char *dir = ref.dir;
-    cl1_task *t = ref.task;
-    cJSON *row = cJSON_CreateObject();
-    cJSON_AddStringToObject(row, "task", t->id);
-    if (cl1_audit_task(dir, shapes, device, &r, &err)) {
-      printf("error %s: %s\n", t->id, err.msg);
-      cJSON_AddStringToObject(row, "error", err.msg);
-      n_bad++;
-      if (strstr(err.msg, "no CUDA GPU")) infra = 1;
-    } else {
-      cJSON_AddBoolToObject(row, "degenerate", r.degenerate);
-      cJSON *outs = cJSON_AddArrayToObject(row, "outputs");
-      for (int i = 0; i < r.n_outputs; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", r.out[i].name);
-        cJSON_AddBoolToObject(o, "zero_passes", r.out[i].zero_passes);
-        cJSON_AddBoolToObject(o, "insensitive", r.out[i].insensitive);
-        cJSON_AddBoolToObject(o, "constant", r.out[i].constant);
-        cJSON_AddNumberToObject(o, "zero_share", r.out[i].zero_share);
-        cJSON_AddNumberToObject(o, "max_abs", r.out[i].max_abs);
-        cJSON_AddItemToArray(outs, o);
-      }
-      if (r.degenerate) {
-        n_deg++;
-        cJSON_AddStringToObject(row, "note", r.note);
-        const char *state = t->degenerate ? "noted" : apply ? "note added" : "no note";
-        if (!t->degenerate && apply) {
-          char jp[4200];
-          snprintf(jp, sizeof jp, "%s/task.json", dir);
-          if (apply_note(jp, r.note)) state = "note NOT added", n_bad++;
-        }
-        cJSON_AddStringToObject(row, "task_note", state);
-        printf("degenerate %s: %s [%s]\n", t->id, r.note, state);
-      } else {
-        double zs = 0;
-        for (int i = 0; i < r.n_outputs; i++) if (r.out[i].zero_share > zs) zs = r.out[i].zero_share;
-        printf("ok %s%s\n", t->id, zs > 0.5 ? " (over half of the elements pass as zeros)" : "");
-        if (t->degenerate) cJSON_AddStringToObject(row, "task_note", "noted by hand");
-      }
-    }
-    cJSON_AddItemToArray(rows, row);
-    cl1_task_ref_release(&ref);
-    fflush(stdout);
-    if (infra) break;
-  }
+  for (int k = 0; k < n_ids && !infra; k++)
+    infra = audit_one(ids[k], shapes, device, apply, rows, &n_bad, &n_deg);
   printf("audit: %d tasks, %d degenerate, %d errors\n", n_ids, n_deg, n_bad);
   if (json) {
     char *s = cJSON_Print(doc);
@@ -189,7 +212,6 @@ int cl1_cmd_suite_audit(int argc, char **argv) {
     free(s);
   }
   cJSON_Delete(doc);
-  for (int k = 0; k < n_ids; k++) free(ids[k]);
-  free(ids);
+  free_ids(ids, n_ids);
   return infra ? 3 : n_bad ? 2 : 0;
 }

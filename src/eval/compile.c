@@ -415,6 +415,68 @@ static int run_compiler(const argvec *cmd, const char *build_dir, int timeout_s,
   return 0;
 }
 
+/* The cache key: format, backend, arch, the compile command, the compiler's version, the ABI and
+ * op headers, and the source. 0, or -1 (err) when a header cannot be read. */
+static int cache_key(const argvec *cmd, const cl1_compile_opts *o, const char *arch,
+                     const char *ver, const char *inc, const char *src, size_t n, char hash[65],
+                     cl1_err *err) {
+  cl1_sha *h = cl1_sha_new();
+  if (!h) return cl1_err_set(err, "compile: cannot start SHA-256");
+  cl1_sha_add_str(h, CL1_COMPILE_FORMAT);
+  cl1_sha_add_str(h, cl1_backend_name(o->backend));
+  cl1_sha_add_str(h, arch);
+  for (int i = 0; i < cmd->n; i++) cl1_sha_add_str(h, cmd->argv[i]);
+  cl1_sha_add_str(h, ver);
+  char p[PATH_MAX + 64];
+  snprintf(p, sizeof p, "%s/cudal1/solution.h", inc);
+  int hr = hash_file(h, "solution.h", p, true, err);
+  if (hr == 0) hr = hash_headers(h, inc, err);
+  char len[32];
+  snprintf(len, sizeof len, "%zu", n);
+  cl1_sha_add_str(h, "source");
+  cl1_sha_add_str(h, len);
+  cl1_sha_add(h, src, n);
+  cl1_sha_hex(h, hash);
+  return hr ? cl1_err_wrap(err, "compile") : 0;
+}
+
+/* Runs the compiler in a fresh build folder under <root>/tmp and moves its out.so to so (a
+ * rename inside the cache folder: readers never see half a file). 0, 1 (res->diag), 2, -1. */
+static int build_into(const argvec *cmd, cl1_lang lang, const char *root, const char *dir,
+                      const char *so, const char *src, size_t n, const cl1_compile_opts *o,
+                      cl1_compile_result *res, cl1_err *err) {
+  char tmp[PATH_MAX + 64];
+  snprintf(tmp, sizeof tmp, "%s/tmp", root);
+  if ((cl1_file_mkdirs(dir, err) && cl1_err_wrap(err, "cache folder %s", dir)) ||
+      (cl1_file_mkdirs(tmp, err) && cl1_err_wrap(err, "cache folder %s", tmp)))
+    return -1;
+  char build[PATH_MAX + 96];
+  snprintf(build, sizeof build, "%s/build.XXXXXX", tmp);
+  if (!mkdtemp(build))
+    return cl1_err_set(err, "cache folder %s: cannot create a build folder: %s", tmp,
+                       strerror(errno));
+  char srcp[PATH_MAX + 128], outp[PATH_MAX + 128];
+  snprintf(srcp, sizeof srcp, "%s/%s", build,
+           lang == CL1_LANG_CUDA ? "solution.cu" : "solution.c");
+  snprintf(outp, sizeof outp, "%s/out.so", build);
+  int rc = write_all(srcp, src, n, err);
+  if (rc == 0) rc = run_compiler(cmd, build, o->timeout_s > 0 ? o->timeout_s : 60, res, err);
+  if (rc == 0) {
+    struct stat st;
+    if (stat(outp, &st) != 0 || !S_ISREG(st.st_mode)) {
+      rc = cl1_err_set(err, "compile: the compiler succeeded but wrote no out.so");
+    } else if (st.st_size > MAX_SO_BYTES) {
+      snprintf(res->diag, sizeof res->diag, "output too large (%lld bytes, limit %lld MiB)",
+               (long long)st.st_size, MAX_SO_BYTES >> 20);
+      rc = 1;
+    } else if (rename(outp, so) != 0) {
+      rc = cl1_err_set(err, "cache folder %s: cannot store %s: %s", root, so, strerror(errno));
+    }
+  }
+  rm_tree(build);
+  return rc;
+}
+
 int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,
                        cl1_compile_result *res, cl1_err *err) {
   assert(src && o && res);
@@ -432,80 +494,18 @@ int cl1_compile_source(const char *src, size_t n, const cl1_compile_opts *o,
   argvec *cmd = malloc(sizeof *cmd); /* 17 KiB: off the stack */
   if (!cmd) return cl1_err_set(err, "compile: out of memory");
   command(cmd, o->backend, lang, arch, inc, ops);
-
-  cl1_sha *h = cl1_sha_new();
-  if (!h) {
-    free(cmd);
-    return cl1_err_set(err, "compile: cannot start SHA-256");
-  }
-  cl1_sha_add_str(h, CL1_COMPILE_FORMAT);
-  cl1_sha_add_str(h, cl1_backend_name(o->backend));
-  cl1_sha_add_str(h, arch);
-  for (int i = 0; i < cmd->n; i++) cl1_sha_add_str(h, cmd->argv[i]);
-  cl1_sha_add_str(h, ver);
-  char p[PATH_MAX + 64];
-  snprintf(p, sizeof p, "%s/cudal1/solution.h", inc);
-  int hr = hash_file(h, "solution.h", p, true, err);
-  if (hr == 0) hr = hash_headers(h, inc, err);
-  char len[32];
-  snprintf(len, sizeof len, "%zu", n);
-  cl1_sha_add_str(h, "source");
-  cl1_sha_add_str(h, len);
-  cl1_sha_add(h, src, n);
-  cl1_sha_hex(h, res->hash);
-  if (hr != 0) {
-    free(cmd);
-    return cl1_err_wrap(err, "compile");
-  }
-
+  int rc = cache_key(cmd, o, arch, ver, inc, src, n, res->hash, err);
   char dir[PATH_MAX + 64], so[PATH_MAX + 192];
   snprintf(dir, sizeof dir, "%s/so/%.2s", root, res->hash);
   snprintf(so, sizeof so, "%s/%s.so", dir, res->hash);
-  if (strlen(so) >= sizeof res->so_path) {
-    free(cmd);
-    return cl1_err_set(err, "cache folder %s: path too long", root);
+  if (!rc && strlen(so) >= sizeof res->so_path)
+    rc = cl1_err_set(err, "cache folder %s: path too long", root);
+  if (!rc) {
+    strcpy(res->so_path, so);
+    res->cached = !o->no_cache && is_file(so);
+    if (!res->cached) rc = build_into(cmd, lang, root, dir, so, src, n, o, res, err);
   }
-  strcpy(res->so_path, so);
-  if (!o->no_cache && is_file(so)) {
-    free(cmd);
-    res->cached = true;
-    res->seconds = cl1_now() - t0;
-    return 0;
-  }
-  char tmp[PATH_MAX + 64];
-  snprintf(tmp, sizeof tmp, "%s/tmp", root);
-  if ((cl1_file_mkdirs(dir, err) && cl1_err_wrap(err, "cache folder %s", dir)) ||
-      (cl1_file_mkdirs(tmp, err) && cl1_err_wrap(err, "cache folder %s", tmp))) {
-    free(cmd);
-    return -1;
-  }
-  char build[PATH_MAX + 96];
-  snprintf(build, sizeof build, "%s/build.XXXXXX", tmp);
-  if (!mkdtemp(build)) {
-    free(cmd);
-    return cl1_err_set(err, "cache folder %s: cannot create a build folder: %s", tmp,
-                       strerror(errno));
-  }
-  char srcp[PATH_MAX + 128], outp[PATH_MAX + 128];
-  snprintf(srcp, sizeof srcp, "%s/%s", build,
-           lang == CL1_LANG_CUDA ? "solution.cu" : "solution.c");
-  snprintf(outp, sizeof outp, "%s/out.so", build);
-  int rc = write_all(srcp, src, n, err);
-  if (rc == 0) rc = run_compiler(cmd, build, o->timeout_s > 0 ? o->timeout_s : 60, res, err);
   free(cmd);
-  if (rc == 0) {
-    struct stat st;
-    if (stat(outp, &st) != 0 || !S_ISREG(st.st_mode)) {
-      rc = cl1_err_set(err, "compile: the compiler succeeded but wrote no out.so");
-    } else if (st.st_size > MAX_SO_BYTES) {
-      snprintf(res->diag, sizeof res->diag, "output too large (%lld bytes, limit %lld MiB)",
-               (long long)st.st_size, MAX_SO_BYTES >> 20);
-      rc = 1;
-    } else if (rename(outp, so) != 0) {
-      rc = cl1_err_set(err, "cache folder %s: cannot store %s: %s", root, so, strerror(errno));
-    }
-  }
-  rm_tree(build);
   res->seconds = cl1_now() - t0;
   return rc;
 }

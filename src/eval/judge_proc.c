@@ -43,6 +43,51 @@ bool cl1_trace_on(void) {
   return on;
 }
 
+/* The outputs' shared memory: a sealed memfd the judge maps read-only. */
+static int map_outputs(cl1_wproc *w, size_t shm_bytes, cl1_err *err) {
+  w->shm_fd = memfd_create("cudal1-outputs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (w->shm_fd < 0 || ftruncate(w->shm_fd, (off_t)shm_bytes))
+    return cl1_err_set(err, "cannot create %zu bytes of shared memory: %s", shm_bytes, strerror(errno));
+  /* The worker holds this file writable: a candidate that shrank it (ftruncate) would make the
+     judge's next read of its mapping raise SIGBUS and kill the judge (tests/escapes/host/
+     shm_shrink.c did). Sealed, its size is fixed for everyone; writing stays possible. */
+  if (fcntl(w->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+    return cl1_err_set(err, "cannot seal the shared memory: %s", strerror(errno));
+  w->shm_bytes = shm_bytes;
+  w->shm = mmap(NULL, shm_bytes, PROT_READ, MAP_SHARED, w->shm_fd, 0);
+  if (w->shm == MAP_FAILED) { w->shm = NULL; return cl1_err_set(err, "cannot map shared memory"); }
+  return 0;
+}
+
+/* The child's side of a spawn: the pipes, the shared memory and the log moved to the worker's
+ * fixed descriptors (worker.h), everything else closed, then the worker program; a failure's
+ * errno goes back through ex (close-on-exec). Never returns. */
+static _Noreturn void exec_child(const char *exe, int req, int rep, int shm, int logfd, int ex) {
+  setpgid(0, 0);
+  /* Move the pipe ends above the target numbers first so dup2 cannot clobber them. */
+  int a = fcntl(req, F_DUPFD, 10), b = fcntl(rep, F_DUPFD, 10),
+      c = fcntl(shm, F_DUPFD, 10), l = fcntl(logfd, F_DUPFD, 10),
+      x = fcntl(ex, F_DUPFD_CLOEXEC, 10);
+  int devnull = open("/dev/null", O_RDONLY);
+  int e = errno;
+  if (a < 0 || b < 0 || c < 0 || l < 0 || devnull < 0 || x < 0) {
+    if (write(ex, &e, sizeof e) < 0) _exit(120);
+    _exit(120);
+  }
+  dup2(devnull, 0);
+  dup2(l, 1);
+  dup2(l, 2);
+  dup2(a, CL1_WORKER_FD_IN);
+  dup2(b, CL1_WORKER_FD_OUT);
+  dup2(c, CL1_WORKER_FD_SHM);
+  for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++)
+    if (fd != x) close(fd);
+  execl(exe, "cudal1-worker", (char *)NULL);
+  e = errno;
+  if (write(x, &e, sizeof e) < 0) _exit(121);
+  _exit(121);
+}
+
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
                     cl1_err *err) {
   memset(w, 0, sizeof *w);
@@ -63,17 +108,7 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
   if (!mkdtemp(w->tmpdir)) return cl1_err_set(err, "cannot create a temp dir: %s", strerror(errno));
   chmod(w->tmpdir, 0700);
   snprintf(w->log_path, sizeof w->log_path, "%s/log.txt", w->tmpdir);
-  w->shm_fd = memfd_create("cudal1-outputs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (w->shm_fd < 0 || ftruncate(w->shm_fd, (off_t)shm_bytes))
-    return cl1_err_set(err, "cannot create %zu bytes of shared memory: %s", shm_bytes, strerror(errno));
-  /* The worker holds this file writable: a candidate that shrank it (ftruncate) would make the
-     judge's next read of its mapping raise SIGBUS and kill the judge (tests/escapes/host/
-     shm_shrink.c did). Sealed, its size is fixed for everyone; writing stays possible. */
-  if (fcntl(w->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
-    return cl1_err_set(err, "cannot seal the shared memory: %s", strerror(errno));
-  w->shm_bytes = shm_bytes;
-  w->shm = mmap(NULL, shm_bytes, PROT_READ, MAP_SHARED, w->shm_fd, 0);
-  if (w->shm == MAP_FAILED) { w->shm = NULL; return cl1_err_set(err, "cannot map shared memory"); }
+  if (map_outputs(w, shm_bytes, err)) return -1;
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
     return cl1_err_set(err, "pipe: %s", strerror(errno));
@@ -86,31 +121,7 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
   if (pipe2(ex, O_CLOEXEC)) return cl1_err_set(err, "pipe: %s", strerror(errno));
   pid_t pid = fork();
   if (pid < 0) return cl1_err_set(err, "fork: %s", strerror(errno));
-  if (pid == 0) {
-    setpgid(0, 0);
-    /* Move the pipe ends above the target numbers first so dup2 cannot clobber them. */
-    int a = fcntl(to[0], F_DUPFD, 10), b = fcntl(from[1], F_DUPFD, 10),
-        c = fcntl(w->shm_fd, F_DUPFD, 10), l = fcntl(logfd, F_DUPFD, 10),
-        x = fcntl(ex[1], F_DUPFD_CLOEXEC, 10);
-    int devnull = open("/dev/null", O_RDONLY);
-    int e = errno;
-    if (a < 0 || b < 0 || c < 0 || l < 0 || devnull < 0 || x < 0) {
-      if (write(ex[1], &e, sizeof e) < 0) _exit(120);
-      _exit(120);
-    }
-    dup2(devnull, 0);
-    dup2(l, 1);
-    dup2(l, 2);
-    dup2(a, CL1_WORKER_FD_IN);
-    dup2(b, CL1_WORKER_FD_OUT);
-    dup2(c, CL1_WORKER_FD_SHM);
-    for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++)
-      if (fd != x) close(fd);
-    execl(exe, "cudal1-worker", (char *)NULL);
-    e = errno;
-    if (write(x, &e, sizeof e) < 0) _exit(121);
-    _exit(121);
-  }
+  if (pid == 0) exec_child(exe, to[0], from[1], w->shm_fd, logfd, ex[1]);
   setpgid(pid, pid);
   close(to[0]);
   close(from[1]);

@@ -275,9 +275,8 @@ static int deny_all(scmp_filter_ctx f, const char *const *names) {
   return 0;
 }
 
-static int seccomp_filter(cl1_backend b, cl1_err *err) {
-  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
-  if (!f) return cl1_err_set(err, "sandbox: seccomp_init failed");
+/* Whole syscalls no candidate needs, by group. */
+static int deny_groups(scmp_filter_ctx f) {
   int rc = 0;
   /* network: no sockets at all (pipes and the harness's descriptors stay usable) */
   static const char *const net[] = {"socket", "socketpair", "connect", "bind", "listen",
@@ -315,9 +314,14 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
                                     NULL};
   const char *const *groups[] = {net, proc, files, sys, kern, ids};
   for (size_t g = 0; g < sizeof groups / sizeof groups[0] && !rc; g++) rc = deny_all(f, groups[g]);
+  return rc;
+}
+
+/* New tasks: none on the host, threads only on CUDA (the driver starts its own). */
+static int deny_clone(scmp_filter_ctx f, cl1_backend b) {
   /* clone3 cannot be filtered on its flags (they sit in memory): ENOSYS makes glibc fall back to
      clone, whose flags can be. Host: no new tasks at all. CUDA: threads only. */
-  if (!rc) rc = deny(f, ENOSYS, "clone3", 0, NULL);
+  int rc = deny(f, ENOSYS, "clone3", 0, NULL);
   if (!rc && b == CL1_BACKEND_HOST) rc = deny(f, EPERM, "clone", 0, NULL);
   if (!rc && b == CL1_BACKEND_CUDA) {
     struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0);
@@ -329,6 +333,12 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
       rc = deny(f, EPERM, "clone", 1, &c);
     }
   }
+  return rc;
+}
+
+/* Reaching other processes through signals or their limits. */
+static int deny_others(scmp_filter_ctx f) {
+  int rc = 0;
   /* signals: only to ourselves (raise() and the driver's own signalling keep working) */
   pid_t self = getpid();
   static const char *const sig[] = {"kill", "tkill", "tgkill", "rt_sigqueueinfo",
@@ -356,6 +366,12 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
     struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_NE, 0);
     rc = deny(f, EPERM, "prlimit64", 1, &a);
   }
+  return rc;
+}
+
+/* Writing files through open flags. */
+static int deny_open_writes(scmp_filter_ctx f, cl1_backend b) {
+  int rc = 0;
   /* open/openat: reading is fine; creating, truncating, appending or write-only is not (O_RDWR
      must pass: the driver opens /dev/nvidia* so; Landlock confines it where available) */
   static const unsigned long oflags[] = {O_CREAT, O_WRONLY, O_TRUNC, O_APPEND,
@@ -374,6 +390,17 @@ static int seccomp_filter(cl1_backend b, cl1_err *err) {
     rc = deny(f, EPERM, "open", 1, &a1);
     if (!rc) rc = deny(f, EPERM, "openat", 1, &a2);
   }
+  return rc;
+}
+
+static int seccomp_filter(cl1_backend b, cl1_err *err) {
+  assert(b == CL1_BACKEND_HOST || b == CL1_BACKEND_CUDA);
+  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+  if (!f) return cl1_err_set(err, "sandbox: seccomp_init failed");
+  int rc = deny_groups(f);
+  if (!rc) rc = deny_clone(f, b);
+  if (!rc) rc = deny_others(f);
+  if (!rc) rc = deny_open_writes(f, b);
   /* the CUDA driver's threads exist before we are called: the filter must reach them too */
   if (!rc) rc = seccomp_attr_set(f, SCMP_FLTATR_CTL_TSYNC, 1);
   if (!rc) rc = seccomp_load(f);
