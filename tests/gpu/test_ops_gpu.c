@@ -15,23 +15,7 @@
 #include "cudal1/ops.h"
 #include "../ops_rows.h"
 #include "../ops_syms.h"
-
-static void *g_host, *g_cuda;
-
-static int setup_libs(void **state) {
-  (void)state;
-  g_host = th_dlopen_build("libcl1ops_host.so");
-  char p[1024];
-  snprintf(p, sizeof p, "%s/libcl1ops_cuda.so", th_build());
-  g_cuda = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-  if (!g_host || !g_cuda) fprintf(stderr, "cannot load the op libraries: %s\n", dlerror());
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
-    fprintf(stderr, "no CUDA device\n");
-    return -1;
-  }
-  return g_host && g_cuda ? 0 : -1;
-}
+#include "ops_libs.h"
 
 static void *lib_sym(void *lib, const char *name) {
   void *f = dlsym(lib, name);

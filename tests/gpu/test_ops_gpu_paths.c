@@ -14,24 +14,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include "cudal1/ops.h"
-
-static void *g_host, *g_cuda;
-
-static int setup_libs(void **state) {
-  (void)state;
-  char p[512];
-  snprintf(p, sizeof p, "%s/libcl1ops_host.so", th_build());
-  g_host = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-  snprintf(p, sizeof p, "%s/libcl1ops_cuda.so", th_build());
-  g_cuda = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-  if (!g_host || !g_cuda) fprintf(stderr, "cannot load the op libraries: %s\n", dlerror());
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
-    fprintf(stderr, "no CUDA device\n");
-    return -1;
-  }
-  return g_host && g_cuda ? 0 : -1;
-}
+#include "ops_libs.h"
 
 static void *hsym(const char *n) { void *f = dlsym(g_host, n); if (!f) fail_msg("host %s", n); return f; }
 static void *csym(const char *n) { void *f = dlsym(g_cuda, n); if (!f) fail_msg("cuda %s", n); return f; }
