@@ -2,6 +2,7 @@
  * judge_proc with its pipes and shared memory, spoken to in the protocol directly (no judge in
  * between), so requests the judge never sends can be tried; and the program's own boundary: what
  * it links and what it says when started by hand. */
+#include <sys/stat.h>
 #include "harness.h"
 #include "base/err.h"
 #include "eval/compile.h"
@@ -194,6 +195,40 @@ static void test_worker_program_started_by_hand_says_what_it_is(void **state) {
   assert_non_null(strstr(out, "cudal1-worker"));
 }
 
+/* $CUDAL1_WORKER names the worker program the judge starts, for the reference and the candidate:
+ * here a wrapper that notes each start, then becomes the real worker. */
+static void test_cudal1_worker_names_the_program_the_judge_starts(void **state) {
+  (void)state;
+  char *d = th_tmpdir(), wrap[300], mark[300], script[1200], cmd[2400], out[8192];
+  char real[4096];
+  snprintf(real, sizeof real, "%s/cudal1-worker", th_build());
+  char *abs_real = realpath(real, NULL);
+  assert_non_null(abs_real);
+  snprintf(wrap, sizeof wrap, "%s/worker.sh", d);
+  snprintf(mark, sizeof mark, "%s/starts", d);
+  snprintf(script, sizeof script, "#!/bin/sh\necho started >> %s\nexec %s \"$@\"\n", mark, abs_real);
+  free(abs_real);
+  assert_int_equal(th_write(wrap, script), 0);
+  assert_int_equal(chmod(wrap, 0755), 0);
+  snprintf(cmd, sizeof cmd,
+           "CUDAL1_WORKER=%s %s/cudal1 eval --task level1/19_ReLU --solution "
+           "tests/legit/host/19_ReLU.c --device host --shapes test --min-trials 5 --max-trials 5 "
+           "--time-budget 0.1 2>&1", wrap, th_build());
+  /* a verdict on the candidate (0 or 1; a loaded machine may judge timing otherwise), not the
+     harness's failure to start its workers (3) */
+  int rc = th_run(cmd, out, sizeof out);
+  if (rc != 0 && rc != 1) fail_msg("eval exited %d:\n%s", rc, out);
+  assert_non_null(strstr(out, "verdict"));
+  assert_null(strstr(out, "infra_error"));
+  char got[256];
+  FILE *f = fopen(mark, "r");
+  assert_non_null(f);
+  int starts = 0;
+  while (fgets(got, sizeof got, f)) starts++;
+  fclose(f);
+  assert_true(starts >= 2); /* the reference's and the candidate's (re-measures start more) */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fetch_refuses_a_negative_region, spawn_set_up,
@@ -206,6 +241,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_timing_sets_out_of_range_are_refused, spawn_set_up,
                                       spawn_tear_down),
       cmocka_unit_test(test_worker_program_links_no_judge_libraries),
+      cmocka_unit_test(test_cudal1_worker_names_the_program_the_judge_starts),
       cmocka_unit_test(test_worker_program_started_by_hand_says_what_it_is),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
