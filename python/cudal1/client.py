@@ -1,0 +1,120 @@
+"""client.py — talking to `cudal1 serve`: POST /v1/score with retries a trainer can afford.
+
+Scoring is idempotent on the service side (the same task and code give the stored evaluation),
+and every item carries an id derived from its content, so a retry after a timeout or a 503 never
+makes the service run work twice. Retries: connection errors, 429/502/503/504 (honouring
+Retry-After), with exponential backoff; a 4xx other than 429 is the caller's mistake and raises
+at once with the service's message."""
+import asyncio
+import hashlib
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+
+RETRY_STATUS = (429, 502, 503, 504)
+
+
+class ServiceError(Exception):
+    """The service could not be reached or refused the request (status 0: no answer)."""
+
+    def __init__(self, status, message):
+        super().__init__(f"cudal1 serve: {message}" + (f" (HTTP {status})" if status else ""))
+        self.status = status
+        self.message = message
+
+
+def item_id(task, text):
+    """A stable id for (task, completion or code): the same sample keeps its id across retries."""
+    h = hashlib.sha256()
+    h.update(task.encode())
+    h.update(b"\0")
+    h.update(text.encode())
+    return h.hexdigest()[:24]
+
+
+class Client:
+    """A synchronous client. base_url: e.g. http://127.0.0.1:8421; token: the service's bearer
+    token ($CUDAL1_SERVE_TOKEN when None); timeout: seconds one HTTP request may take (a batch
+    of evaluations can take minutes); retries: attempts after the first."""
+
+    def __init__(self, base_url=None, token=None, timeout=900.0, retries=5, backoff=1.0):
+        self.base_url = (base_url or os.environ.get("CUDAL1_SERVE_URL") or "http://127.0.0.1:8421").rstrip("/")
+        self.token = token if token is not None else os.environ.get("CUDAL1_SERVE_TOKEN") or None
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+
+    def _request(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        last = None
+        for attempt in range(self.retries + 1):
+            req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
+            wait = self.backoff * (2 ** attempt)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                    return json.loads(r.read().decode() or "null")
+            except urllib.error.HTTPError as e:
+                text = e.read().decode(errors="replace")
+                try:
+                    msg = json.loads(text).get("error", text)
+                except (ValueError, AttributeError):
+                    msg = text
+                if e.code not in RETRY_STATUS:
+                    raise ServiceError(e.code, msg) from None
+                last = ServiceError(e.code, msg)
+                ra = e.headers.get("Retry-After") if e.headers else None
+                if ra and ra.strip().isdigit():
+                    wait = max(wait, float(ra))
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as e:
+                last = ServiceError(0, f"{self.base_url}{path}: {getattr(e, 'reason', e)}")
+            if attempt < self.retries:
+                time.sleep(wait)
+        raise last
+
+    def score(self, items, deadline_s=None, fresh=False):
+        """items: dicts with "task" and "completion" (a raw policy reply) or "code", optionally
+        "id" and "meta". Returns one result dict per item, in order (see the README)."""
+        out = []
+        for it in items:
+            it = dict(it)
+            if "id" not in it:
+                it["id"] = item_id(it["task"], it.get("completion", it.get("code", "")))
+            if fresh:
+                it["fresh"] = True
+            out.append(it)
+        body = {"items": out}
+        if deadline_s is not None:
+            body["deadline_s"] = deadline_s
+        res = self._request("POST", "/v1/score", body)
+        results = res.get("results") if isinstance(res, dict) else None
+        if not isinstance(results, list) or len(results) != len(out):
+            raise ServiceError(200, f"expected {len(out)} results, got {res!r:.200}")
+        return results
+
+    def healthz(self):
+        return self._request("GET", "/healthz")
+
+    def stats(self):
+        return self._request("GET", "/v1/stats")
+
+
+class AsyncClient:
+    """The same calls for asyncio code (TRL gathers async reward functions concurrently): each
+    runs the synchronous client in a thread, so many ranks' batches can wait at once."""
+
+    def __init__(self, *args, **kwargs):
+        self.sync = Client(*args, **kwargs)
+
+    async def score(self, items, deadline_s=None, fresh=False):
+        return await asyncio.to_thread(self.sync.score, items, deadline_s, fresh)
+
+    async def healthz(self):
+        return await asyncio.to_thread(self.sync.healthz)
+
+    async def stats(self):
+        return await asyncio.to_thread(self.sync.stats)
