@@ -16,7 +16,7 @@ NVFLAGS := -O3 -std=c++17 $(GENCODE) -Iinclude -Isrc -Xcompiler -fPIC,-Wall,-Wer
 CUDA_LD := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 # What the worker program may link: no store, HTTP client, TLS or ELF reader (issue 19).
 WRK_LIBS:= -lstdc++ -lcjson -lseccomp $(CUDA_LD) -lcudart -ldl -lm -lpthread
-LDLIBS  := -lstdc++ -lcjson -lsqlite3 -lcurl -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
+LDLIBS  := -lstdc++ -lcjson -lsqlite3 -lcurl -lmicrohttpd -lseccomp -lelf -lcrypto $(CUDA_LD) -lcudart -ldl -lm -lpthread
 RPATH   := -Wl,-rpath,'$$ORIGIN/deps:$$ORIGIN/../deps:$$ORIGIN/../../deps'
 
 # The layers, bottom up (docs/architecture.md). The worker program links the first three alone.
@@ -26,7 +26,8 @@ TASK_CU  := $(wildcard src/task/*.cu)
 WORKER_C := $(filter-out src/worker/main.c,$(wildcard src/worker/*.c))
 WORKER_CU:= $(wildcard src/worker/*.cu)
 LIB_C   := $(BASE_C) $(TASK_C) $(WORKER_C) \
-           $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c)
+           $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c \
+                    src/serve/*.c)
 LIB_CU  := $(TASK_CU) $(WORKER_CU) $(wildcard src/eval/*.cu)
 OPS_C   := $(wildcard src/ops/*.c)
 OPS_CU  := $(wildcard src/ops/*.cu)
@@ -124,6 +125,8 @@ $(BUILD)/tests/test_worker: $(BUILD)/cudal1
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 # test_optimize and test_report run the cudal1 binary
 $(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_review $(BUILD)/tests/test_baselines: $(BUILD)/cudal1
+# test_serve runs `cudal1 serve` and talks HTTP to it
+$(BUILD)/tests/test_serve: $(BUILD)/cudal1
 # test_doctor runs `cudal1 doctor`
 $(BUILD)/tests/test_doctor: $(BUILD)/cudal1
 

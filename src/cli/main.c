@@ -14,6 +14,7 @@ static const char usage[] =
     "  optimize    the contrastive loop: an LLM writes faster kernels, cudal1 evaluates them\n"
     "              (store, rounds, exemplars, best solutions per task)\n"
     "  baselines import   load PyTorch baseline times (tools/baselines.py) into the store\n"
+    "  serve       the reward service training engines call (HTTP: score candidates, rewards)\n"
     "  report      the results table from the store (Markdown, HTML with SVG plots, JSON)\n"
     "  eval        evaluate a candidate solution against its task's reference\n"
     "              (gate, compile, verify, time, speedup, reward, verdict)\n"
@@ -83,6 +84,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "report")) return cl1_cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "baselines")) return cl1_cmd_baselines(argc - 1, argv + 1);
   if (!strcmp(cmd, "doctor")) return cl1_cmd_doctor(argc - 1, argv + 1);
+  if (!strcmp(cmd, "serve")) return cl1_cmd_serve(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown %s '%s' (see cudal1 --help)\n", cmd[0] == '-' ? "option" : "command", cmd);
   return 2;
 }

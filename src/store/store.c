@@ -57,8 +57,22 @@ static const char SCHEMA_V2[] =
     " ref_ms REAL, ci_rel REAL, torch TEXT, gpu TEXT, source TEXT, imported_at TEXT NOT NULL,"
     " UNIQUE(task_id, shapes, name));";
 
+/* v3 (issue 20): the reward service's scored items (`cudal1 serve`): one row per item answered,
+ * with the caller's metadata and the result it was given; a re-served (cached) answer is a row
+ * of its own pointing at the same evaluation. The index on evaluations(solution_id) serves the
+ * service's lookup of an earlier evaluation of the same code. */
+static const char SCHEMA_V3[] =
+    "CREATE TABLE scores(id INTEGER PRIMARY KEY, item_id TEXT,"
+    " task_id TEXT NOT NULL REFERENCES tasks(id), backend TEXT NOT NULL, shapes TEXT NOT NULL,"
+    " solution_id INTEGER REFERENCES solutions(id),"
+    " evaluation_id INTEGER REFERENCES evaluations(id), completion TEXT, status TEXT NOT NULL,"
+    " verdict TEXT NOT NULL, reward REAL, score01 REAL, cached INTEGER NOT NULL DEFAULT 0,"
+    " meta TEXT, result TEXT NOT NULL, created_at TEXT NOT NULL);"
+    "CREATE INDEX evaluations_solution ON evaluations(solution_id);"
+    "CREATE INDEX scores_evaluation ON scores(evaluation_id);";
+
 /* Step N takes a file from version N - 1 to N; add a step, never edit one that has shipped. */
-static const cl1_store_step STEPS[] = {{1, SCHEMA_V1}, {2, SCHEMA_V2}};
+static const cl1_store_step STEPS[] = {{1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3}};
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == CL1_STORE_SCHEMA_VERSION,
                "one migration step per schema version");
 

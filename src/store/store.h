@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "../base/err.h"
 
-#define CL1_STORE_SCHEMA_VERSION 2
+#define CL1_STORE_SCHEMA_VERSION 3
 
 typedef struct cl1_store cl1_store;
 
@@ -72,7 +72,7 @@ int cl1_store_round_status(cl1_store *s, int64_t run_id, const char *task_id, in
 
 /* Puts a solution, deduplicated on (task_id, backend, sha256 of source): a source already there
  * returns its id with *existed = true (its origin, parents and run stay those of the first).
- * backend: 'cuda' | 'host'; origin: 'generated' | 'replayed' | 'example' | 'import';
+ * backend: 'cuda' | 'host'; origin: 'generated' | 'replayed' | 'example' | 'import' | 'served';
  * run_id 0 stores NULL (imported). */
 int cl1_store_solution_put(cl1_store *s, const char *task_id, const char *backend,
                            const char *source, const char *origin, const int64_t *parent_ids,
@@ -160,6 +160,35 @@ typedef struct {
 int cl1_store_successes(cl1_store *s, const char *task_id, const char *backend,
                         const char *shapes, cl1_store_success **rows, int *n, cl1_err *err);
 void cl1_store_successes_free(cl1_store_success *rows, int n);
+
+/* ---- scored items (schema v3: the reward service, `cudal1 serve`) ---------------------------- */
+
+/* One item the service answered. Required: task_id (in the tasks table), backend, shapes,
+ * status ('ok' | 'infra_error'), verdict, result_json (the answer given, without the caller's id
+ * and "cached"). item_id, completion, meta_json may be NULL; reward and score01 NaN store NULL.
+ * solution_id / evaluation_id: for a cached answer, the evaluation it re-served (0: none). */
+typedef struct {
+  const char *item_id, *task_id, *backend, *shapes, *completion, *status, *verdict, *meta_json,
+      *result_json;
+  double reward, score01;
+  bool cached;
+  int64_t solution_id, evaluation_id;
+} cl1_store_score;
+
+/* Records a scored item in ONE transaction: with source, its solution (origin 'served',
+ * deduplicated); with e (its solution_id and task_id ignored), that solution's evaluation; then
+ * the item's row pointing at both. So a service killed at any moment has either the whole item
+ * or none of it. *score_id may be NULL. */
+int cl1_store_score_record(cl1_store *s, const cl1_store_score *sc, const char *source,
+                           const cl1_store_eval *e, int64_t *score_id, cl1_err *err);
+
+/* The answer the service first gave for this source of task/backend at shapes under protocol
+ * (its evaluation's protocol text, compared exactly): the newest such evaluation with an 'ok'
+ * row that was not itself cached. *result_json malloc'd with the ids set; NULL and zero ids when
+ * there is none (not an error). */
+int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
+                         const char *source, const char *shapes, const char *protocol,
+                         int64_t *sol_id, int64_t *eval_id, char **result_json, cl1_err *err);
 
 /* ---- baselines (schema v2) ------------------------------------------------------------------ */
 

@@ -1,5 +1,6 @@
-/* store_int.h — what the store's two files (store.c: connection, schema, tasks, runs, rounds;
- * store_sample.c: solutions, evaluations, samples, queries) share: the handle, the statement and
+/* store_int.h — what the store's files (store.c: connection, schema, tasks, runs, rounds;
+ * store_sample.c: solutions, evaluations, samples, queries; store_score.c: the reward service's
+ * scored items) share: the handle, the statement and
  * transaction helpers that turn every SQLite failure into one sentence naming the file and the
  * operation, and the migration runner (exposed so that tests can feed it steps of their own). */
 #ifndef CL1_STORE_INT_H
@@ -54,6 +55,19 @@ int cl1_store_end(cl1_store *s, int rc, const char *op, cl1_err *err);
 
 /* A copy of text column i into *out (NULL for a NULL column); -1 only when out of memory. */
 int cl1_store_col_dup(sqlite3_stmt *st, int i, char **out);
+
+/* The checks and the bodies of a solution put and an evaluation put (store_sample.c), for the
+ * one-transaction records built on them (a sample's evaluation, a scored item). The tx_ bodies
+ * need the caller's write transaction; tx_solution dedupes on the source's SHA-256. */
+int cl1_store_check_solution(cl1_store *s, const char *op, const char *backend,
+                             const char *source, const char *origin, cl1_err *err);
+int cl1_store_check_eval(cl1_store *s, const char *op, const cl1_store_eval *e, cl1_err *err);
+int cl1_store_tx_solution(cl1_store *s, const char *op, const char *task_id,
+                          const char *backend, const char *source, const char *origin,
+                          const char *parents_json, int64_t run_id, int64_t *sol_id,
+                          bool *existed, cl1_err *err);
+int cl1_store_tx_eval(cl1_store *s, const char *op, const cl1_store_eval *e, int64_t sol_id,
+                      const char *task_id, int64_t *eval_id, cl1_err *err);
 
 /* One migration step: the SQL that takes the schema from version - 1 to version. */
 typedef struct {

@@ -26,13 +26,14 @@ static char *ids_json(const int64_t *ids, int n) {
   return j;
 }
 
-static int check_solution(cl1_store *s, const char *op, const char *backend, const char *source,
-                          const char *origin, cl1_err *err) {
+int cl1_store_check_solution(cl1_store *s, const char *op, const char *backend,
+                             const char *source, const char *origin, cl1_err *err) {
   if (!cl1_store_one_of(backend, CL1_STORE_DEVICES))
     return cl1_store_bad(s, err, op, "backend '%s' is not cuda or host", backend ? backend : "");
   if (!source || !*source) return cl1_store_bad(s, err, op, "empty source");
-  if (!cl1_store_one_of(origin, "generated|replayed|example|import"))
-    return cl1_store_bad(s, err, op, "origin '%s' is not generated, replayed, example or import",
+  if (!cl1_store_one_of(origin, "generated|replayed|example|import|served"))
+    return cl1_store_bad(s, err, op,
+                         "origin '%s' is not generated, replayed, example, import or served",
                          origin ? origin : "");
   return 0;
 }
@@ -48,9 +49,10 @@ static int task_exists(cl1_store *s, const char *op, const char *task_id, cl1_er
 }
 
 /* The body of a solution put; the caller holds a write transaction. */
-static int put_solution(cl1_store *s, const char *op, const char *task_id, const char *backend,
-                        const char *source, const char *origin, const char *parents_json,
-                        int64_t run_id, int64_t *sol_id, bool *existed, cl1_err *err) {
+int cl1_store_tx_solution(cl1_store *s, const char *op, const char *task_id,
+                          const char *backend, const char *source, const char *origin,
+                          const char *parents_json, int64_t run_id, int64_t *sol_id,
+                          bool *existed, cl1_err *err) {
   assert(!sqlite3_get_autocommit(s->db));
   cl1_sha *h = cl1_sha_new();
   if (!h) return cl1_store_bad(s, err, op, "cannot start a SHA-256 (OpenSSL)");
@@ -85,7 +87,7 @@ int cl1_store_solution_put(cl1_store *s, const char *task_id, const char *backen
   *sol_id = 0;
   *existed = false;
   if (!task_id || !*task_id) return cl1_store_bad(s, err, op, "no task id");
-  if (check_solution(s, op, backend, source, origin, err)) return -1;
+  if (cl1_store_check_solution(s, op, backend, source, origin, err)) return -1;
   if (n_parents < 0 || (n_parents > 0 && !parent_ids))
     return cl1_store_bad(s, err, op, "bad parent list (%d ids)", n_parents);
   char *parents = ids_json(parent_ids, n_parents);
@@ -94,7 +96,8 @@ int cl1_store_solution_put(cl1_store *s, const char *task_id, const char *backen
   bool had = false;
   int rc = cl1_store_begin(s, op, err);
   if (!rc) {
-    rc = put_solution(s, op, task_id, backend, source, origin, parents, run_id, &id, &had, err);
+    rc = cl1_store_tx_solution(s, op, task_id, backend, source, origin, parents, run_id, &id,
+                               &had, err);
     rc = cl1_store_end(s, rc, op, err);
   }
   free(parents);
@@ -126,7 +129,7 @@ int cl1_store_solution_source(cl1_store *s, int64_t sol_id, char **source, cl1_e
 
 /* ---- evaluations -------------------------------------------------------------------------- */
 
-static int check_eval(cl1_store *s, const char *op, const cl1_store_eval *e, cl1_err *err) {
+int cl1_store_check_eval(cl1_store *s, const char *op, const cl1_store_eval *e, cl1_err *err) {
   if (!e->device || !*e->device) return cl1_store_bad(s, err, op, "no device");
   if (!cl1_store_one_of(e->shapes, CL1_STORE_SHAPES))
     return cl1_store_bad(s, err, op, "shapes '%s' is not test, small or large",
@@ -140,8 +143,8 @@ static int check_eval(cl1_store *s, const char *op, const cl1_store_eval *e, cl1
 }
 
 /* Inserts e for solution sol_id of task_id; the caller holds a write transaction. */
-static int put_eval(cl1_store *s, const char *op, const cl1_store_eval *e, int64_t sol_id,
-                    const char *task_id, int64_t *eval_id, cl1_err *err) {
+int cl1_store_tx_eval(cl1_store *s, const char *op, const cl1_store_eval *e, int64_t sol_id,
+                      const char *task_id, int64_t *eval_id, cl1_err *err) {
   assert(!sqlite3_get_autocommit(s->db));
   if (cl1_store_write(s, op, err,
                       "INSERT INTO evaluations(solution_id, task_id, device, driver, shapes,"
@@ -168,10 +171,10 @@ int cl1_store_eval_put(cl1_store *s, const cl1_store_eval *e, int64_t *eval_id, 
   snprintf(op, sizeof op, "put evaluation of solution %" PRId64, e->solution_id);
   *eval_id = 0;
   if (!e->task_id || !*e->task_id) return cl1_store_bad(s, err, op, "no task id");
-  if (check_eval(s, op, e, err)) return -1;
+  if (cl1_store_check_eval(s, op, e, err)) return -1;
   int64_t id = 0;
   if (cl1_store_begin(s, op, err)) return -1;
-  int rc = put_eval(s, op, e, e->solution_id, e->task_id, &id, err);
+  int rc = cl1_store_tx_eval(s, op, e, e->solution_id, e->task_id, &id, err);
   if (cl1_store_end(s, rc, op, err)) return -1;
   *eval_id = id;
   return 0;
@@ -280,9 +283,9 @@ static int record_eval(cl1_store *s, const char *op, int64_t sample_id, const ch
                        r.task_id);
   bool existed;
   if (!rc)
-    rc = put_solution(s, op, r.task_id, backend, source, origin, r.exemplars, r.run_id, sol_id,
-                      &existed, err);
-  if (!rc) rc = put_eval(s, op, e, *sol_id, r.task_id, eval_id, err);
+    rc = cl1_store_tx_solution(s, op, r.task_id, backend, source, origin, r.exemplars, r.run_id,
+                               sol_id, &existed, err);
+  if (!rc) rc = cl1_store_tx_eval(s, op, e, *sol_id, r.task_id, eval_id, err);
   if (!rc) rc = set_sample(s, op, sample_id, "evaluated", *sol_id, *eval_id, err);
   sample_row_free(&r);
   return rc;
@@ -294,7 +297,9 @@ int cl1_store_sample_record_eval(cl1_store *s, int64_t sample_id, const char *ba
   char op[256];
   snprintf(op, sizeof op, "record the evaluation of sample %" PRId64, sample_id);
   *sol_id = *eval_id = 0;
-  if (check_solution(s, op, backend, source, origin, err) || check_eval(s, op, e, err)) return -1;
+  if (cl1_store_check_solution(s, op, backend, source, origin, err) ||
+      cl1_store_check_eval(s, op, e, err))
+    return -1;
   int64_t sid = 0, eid = 0;
   if (cl1_store_begin(s, op, err)) return -1;
   int rc = record_eval(s, op, sample_id, backend, source, origin, e, &sid, &eid, err);

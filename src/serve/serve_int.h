@@ -1,0 +1,105 @@
+/* serve_int.h — what the service's three files share: the service state, a batch of items and
+ * its life (prepared, queued for compile, queued for evaluation, done). Not a public header. */
+#ifndef CL1_SERVE_INT_H
+#define CL1_SERVE_INT_H
+#include <pthread.h>
+#include <cjson/cJSON.h>
+#include "serve.h"
+#include "../store/store.h"
+
+/* A task the service has resolved once (a suite task; never a path a client names). */
+typedef struct {
+  char *key;                 /* the name a client used */
+  char *id, *dir, *name;     /* canonical id (level1/19_ReLU), folder, KernelBench name */
+  int level;
+  bool degenerate;
+} cl1_serve_task;
+
+typedef enum {
+  CL1_ITEM_DONE = 0,         /* item->result set */
+  CL1_ITEM_Q_COMPILE,
+  CL1_ITEM_COMPILING,
+  CL1_ITEM_Q_EVAL,
+  CL1_ITEM_EVALUATING
+} cl1_serve_state;
+
+struct cl1_serve_batch;
+
+typedef struct cl1_serve_item {
+  struct cl1_serve_item *next; /* its queue */
+  struct cl1_serve_batch *batch;
+  cl1_serve_state state;
+  bool cancel;               /* the deadline passed while it compiled */
+  /* the request */
+  char *id_json;             /* the caller's id as JSON text (a string or a number) */
+  const cl1_serve_task *task;
+  char *code;                /* the source evaluated; NULL when a completion had none */
+  char *completion;          /* the raw reply, when the item came as one */
+  char *meta_json;           /* the caller's meta as JSON text, or NULL */
+  bool fresh;
+  char path[600];            /* the code as a file for the compiler and the evaluator, or "" */
+  /* the answer (serve_score.c): without id and "cached" */
+  cJSON *result;
+  bool cached;
+} cl1_serve_item;
+
+typedef struct cl1_serve_batch {
+  int n, pending;            /* pending: items not done (under the service's mu) */
+  cl1_serve_item *items;
+} cl1_serve_batch;
+
+typedef struct cl1_serve {
+  const cl1_serve_opts *o;
+  cl1_store *store;
+  char stats_path[4200];     /* the reward's running statistics, beside the store */
+  char tmpdir[512];          /* items' source files */
+  char device[128];          /* "host", or the GPU's name */
+  char *protocol;            /* the evaluation protocol as canonical JSON: part of the cache key */
+  double started;
+  /* under mu */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  cl1_serve_item *cq_head, *cq_tail, *eq_head, *eq_tail;
+  int queued, compiling, evaluating, active_requests;
+  bool stopping, shutdown;
+  long seq;                  /* names items' files */
+  long requests, items, evaluations, cache_hits, infra_errors, rejected;
+  double eval_seconds;
+  /* under task_mu */
+  pthread_mutex_t task_mu;
+  cl1_serve_task *tasks;
+  int n_tasks, cap_tasks;
+} cl1_serve;
+
+/* serve.c: runs a prepared batch (serve_score's cl1_serve_prepare on every item) to the end:
+ * queues the items that need an evaluation and waits for them; after deadline_s (> 0) items not
+ * yet evaluating are answered infra_error. Returns 200, or 503 with *retry_after (seconds) when
+ * the queue is full or the service is stopping (nothing queued then). A 200 counts the request
+ * as active until cl1_serve_request_done (once its answer is sent: the drain waits for that). */
+int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, int *retry_after);
+void cl1_serve_request_done(cl1_serve *svc);
+/* The counters as a JSON object. */
+cJSON *cl1_serve_stats(cl1_serve *svc);
+void cl1_serve_batch_free(cl1_serve_batch *b);
+
+/* serve_score.c */
+/* The suite task a client names (id forms `cudal1 suite` accepts; no paths): NULL with why in
+ * msg. Recorded in the store's tasks table the first time. */
+const cl1_serve_task *cl1_serve_task_get(cl1_serve *svc, const char *name, char *msg, size_t n);
+void cl1_serve_tasks_free(cl1_serve *svc);
+/* The protocol text of this service's evaluations (malloc'd). */
+char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device);
+/* Before queueing: a completion parsed (no code: answered here), the store asked for an earlier
+ * answer (unless fresh), and the code written to a file for those that need an evaluation.
+ * Leaves item->state DONE with item->result, or Q_COMPILE with item->path. */
+void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it);
+/* Evaluates a compiled item and records it; sets item->result. */
+void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it);
+/* An infra_error answer with this feedback (recorded in the store too). */
+void cl1_serve_infra(cl1_serve *svc, cl1_serve_item *it, const char *why);
+
+/* serve_http.c */
+struct MHD_Daemon;
+/* Starts the HTTP daemon on o->bind:o->port; *port the one it got. NULL with err. */
+struct MHD_Daemon *cl1_serve_http_start(cl1_serve *svc, int *port, cl1_err *err);
+#endif

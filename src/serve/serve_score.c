@@ -1,0 +1,328 @@
+/* serve_score.c — an item of `cudal1 serve` from request to answer: the suite task it names, its
+ * code (taken from a raw reply by the optimizer's parser), an earlier answer for the same code
+ * from the store, the evaluation, and the answer: verdict, CUDA-L1's reward, score01, speedup,
+ * flags and feedback. Every answer is recorded with the caller's metadata. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "serve_int.h"
+#include "../base/file.h"
+#include "../loop/parse.h"
+#include "../task/task.h"
+
+/* ---- tasks ---------------------------------------------------------------------------------- */
+
+/* Suite ids only: a network client must not make the judge read files it names. */
+static bool plain_name(const char *s) {
+  if (!*s || *s == '/' || *s == '.' || strstr(s, "..") || strlen(s) > 200) return false;
+  for (const char *p = s; *p; p++)
+    if (!isalnum((unsigned char)*p) && !strchr("_-/.", *p)) return false;
+  return true;
+}
+
+static const cl1_serve_task *task_add(cl1_serve *svc, const char *key, const cl1_task_ref *ref) {
+  if (svc->n_tasks == svc->cap_tasks) {
+    int cap = svc->cap_tasks ? 2 * svc->cap_tasks : 64;
+    void *g = realloc(svc->tasks, (size_t)cap * sizeof *svc->tasks);
+    if (!g) return NULL;
+    svc->tasks = g, svc->cap_tasks = cap;
+  }
+  cl1_serve_task *t = &svc->tasks[svc->n_tasks];
+  *t = (cl1_serve_task){.key = strdup(key), .id = strdup(ref->task->id), .dir = strdup(ref->dir),
+                        .name = strdup(ref->task->name), .level = ref->task->level,
+                        .degenerate = ref->task->degenerate != NULL};
+  if (!t->key || !t->id || !t->dir || !t->name) {
+    free(t->key), free(t->id), free(t->dir), free(t->name);
+    return NULL;
+  }
+  svc->n_tasks++;
+  return t;
+}
+
+/* Resolves and records a task not seen before; caller holds task_mu. */
+static const cl1_serve_task *task_new(cl1_serve *svc, const char *name, char *msg, size_t n) {
+  cl1_task_ref ref;
+  cl1_err err = {{0}};
+  int rc = cl1_task_resolve(cl1_suite_root(), name, &ref, &err);
+  if (rc) {
+    snprintf(msg, n, "unknown task '%s'%s%.300s", name, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
+    return NULL;
+  }
+  const cl1_serve_task *t = NULL;
+  if (!ref.in_suite)
+    snprintf(msg, n, "unknown task '%s' (not a task of the suite)", name);
+  else if (cl1_store_task_put(svc->store, ref.task->id, ref.task->level, ref.task->name,
+                              ref.task->degenerate != NULL, &err))
+    snprintf(msg, n, "the store cannot record task '%s': %.400s", name, err.msg);
+  else if (!(t = task_add(svc, name, &ref)))
+    snprintf(msg, n, "out of memory");
+  cl1_task_ref_release(&ref);
+  return t;
+}
+
+const cl1_serve_task *cl1_serve_task_get(cl1_serve *svc, const char *name, char *msg, size_t n) {
+  if (!plain_name(name)) {
+    snprintf(msg, n, "unknown task '%.200s' (a suite id like level1/19_ReLU)", name);
+    return NULL;
+  }
+  pthread_mutex_lock(&svc->task_mu);
+  const cl1_serve_task *t = NULL;
+  for (int i = 0; i < svc->n_tasks && !t; i++)
+    if (!strcmp(svc->tasks[i].key, name)) t = &svc->tasks[i];
+  if (!t) t = task_new(svc, name, msg, n);
+  pthread_mutex_unlock(&svc->task_mu);
+  return t;
+}
+
+void cl1_serve_tasks_free(cl1_serve *svc) {
+  for (int i = 0; i < svc->n_tasks; i++) {
+    cl1_serve_task *t = &svc->tasks[i];
+    free(t->key), free(t->id), free(t->dir), free(t->name);
+  }
+  free(svc->tasks);
+  svc->tasks = NULL;
+  svc->n_tasks = svc->cap_tasks = 0;
+}
+
+/* ---- the protocol: what makes two evaluations of one code comparable ------------------------ */
+
+char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device) {
+  const cl1_eval_opts *e = &o->eval;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddStringToObject(p, "service", "cudal1 serve/1");
+  cJSON_AddStringToObject(p, "backend", cl1_backend_name(e->backend));
+  cJSON_AddStringToObject(p, "device", device);
+  cJSON_AddNumberToObject(p, "min_trials", e->min_trials);
+  cJSON_AddNumberToObject(p, "max_trials", e->max_trials);
+  cJSON_AddNumberToObject(p, "time_budget_s", e->time_budget_s);
+  cJSON_AddNumberToObject(p, "time_sets", e->time_sets);
+  cJSON_AddNumberToObject(p, "remeasure", e->remeasure);
+  cJSON_AddNumberToObject(p, "hold_us", e->hold_us);
+  cJSON_AddNumberToObject(p, "reward_clip", e->reward.clip);
+  cJSON_AddBoolToObject(p, "log_reward", e->reward.log_speedup);
+  char *s = cJSON_PrintUnformatted(p);
+  cJSON_Delete(p);
+  return s;
+}
+
+/* ---- answers -------------------------------------------------------------------------------- */
+
+/* score01 = 0 for every failure, 0.75 + 0.25 * reward / k for a pass: a pass is always >= 0.5
+ * (the self-supervised stage's "correct"), and the normalised speedup reward in [-k, k] spreads
+ * passes over [0.5, 1]. */
+static double score01(const cl1_serve_opts *o, const char *verdict, double reward) {
+  if (strcmp(verdict, "pass")) return 0;
+  double k = o->eval.reward.clip, z = reward / k;
+  z = z > 1 ? 1 : z < -1 ? -1 : z;
+  return 0.75 + 0.25 * z;
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v) {
+  if (isfinite(v)) cJSON_AddNumberToObject(o, key, v);
+  else cJSON_AddNullToObject(o, key);
+}
+
+/* An answer; reward NaN: none (infra_error). flags: taken (NULL: []). */
+static cJSON *answer(const cl1_serve_opts *o, const char *status, const char *verdict,
+                     double reward, double speedup, cJSON *flags, const char *feedback) {
+  cJSON *a = cJSON_CreateObject();
+  cJSON_AddStringToObject(a, "status", status);
+  cJSON_AddStringToObject(a, "verdict", verdict);
+  add_num_or_null(a, "reward", reward);
+  add_num_or_null(a, "score01", isfinite(reward) ? score01(o, verdict, reward) : NAN);
+  add_num_or_null(a, "speedup", speedup);
+  cJSON_AddItemToObject(a, "flags", flags ? flags : cJSON_CreateArray());
+  cJSON_AddStringToObject(a, "feedback", feedback);
+  return a;
+}
+
+static double num_of(const cJSON *a, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Records the item's answer; a store failure is said on stderr and costs the caller nothing but
+ * a re-evaluation on retry (the answer itself stands). */
+static void record(cl1_serve *svc, cl1_serve_item *it, const cl1_store_eval *e, int64_t sol,
+                   int64_t ev) {
+  char *text = cJSON_PrintUnformatted(it->result);
+  const cJSON *st = cJSON_GetObjectItemCaseSensitive(it->result, "status");
+  const cJSON *vd = cJSON_GetObjectItemCaseSensitive(it->result, "verdict");
+  cl1_store_score sc = {
+      .item_id = it->id_json, .task_id = it->task->id,
+      .backend = cl1_backend_name(svc->o->eval.backend),
+      .shapes = cl1_shapes_name(svc->o->eval.shapes), .completion = it->completion,
+      .status = st->valuestring, .verdict = vd->valuestring, .meta_json = it->meta_json,
+      .result_json = text, .reward = num_of(it->result, "reward"),
+      .score01 = num_of(it->result, "score01"), .cached = it->cached, .solution_id = sol,
+      .evaluation_id = ev};
+  cl1_err err = {{0}};
+  if (!text || cl1_store_score_record(svc->store, &sc, sol ? NULL : it->code, e, NULL, &err))
+    fprintf(stderr, "cudal1 serve: item %s of %s not recorded: %s\n", it->id_json, it->task->id,
+            text ? err.msg : "out of memory");
+  free(text);
+}
+
+void cl1_serve_infra(cl1_serve *svc, cl1_serve_item *it, const char *why) {
+  cJSON_Delete(it->result);
+  it->result = answer(svc->o, "infra_error", "infra_error", NAN, NAN, NULL, why);
+  record(svc, it, NULL, 0, 0);
+}
+
+/* ---- before the queue ----------------------------------------------------------------------- */
+
+/* A completion without usable code: a failing verdict of its own, the parser's note as
+ * feedback, the failure floor as reward. */
+static void no_code(cl1_serve *svc, cl1_serve_item *it, const cl1_parsed *p) {
+  const char *v = cl1_parse_status_name(p->status);
+  bool valid;
+  double floor = cl1_reward_raw(&svc->o->eval.reward, v, 0, &valid);
+  char fb[400];
+  snprintf(fb, sizeof fb, "no code was run: %s", p->note[0] ? p->note : v);
+  it->result = answer(svc->o, "ok", v, floor, 0, NULL, fb);
+  record(svc, it, NULL, 0, 0);
+}
+
+/* The code of a completion into it->code; false when answered (no code). */
+static bool take_code(cl1_serve *svc, cl1_serve_item *it) {
+  if (!it->completion) return true;
+  cl1_parsed p;
+  cl1_err err = {{0}};
+  const char *lang = svc->o->eval.backend == CL1_BACKEND_CUDA ? "cuda" : "host";
+  bool have = false;
+  if (cl1_parse_reply(it->completion, strlen(it->completion), lang, &p, &err))
+    cl1_serve_infra(svc, it, err.msg);
+  else if (p.status != CL1_PARSE_OK)
+    no_code(svc, it, &p);
+  else
+    it->code = p.code, p.code = NULL, have = true;
+  cl1_parsed_free(&p);
+  return have;
+}
+
+/* An earlier answer for this code under this protocol; true when it->result is that. */
+static bool from_store(cl1_serve *svc, cl1_serve_item *it) {
+  int64_t sol, ev;
+  char *text = NULL;
+  cl1_err err = {{0}};
+  if (cl1_store_score_find(svc->store, it->task->id, cl1_backend_name(svc->o->eval.backend),
+                           it->code, cl1_shapes_name(svc->o->eval.shapes), svc->protocol, &sol,
+                           &ev, &text, &err)) {
+    fprintf(stderr, "cudal1 serve: %s (evaluating the item again)\n", err.msg);
+    return false;
+  }
+  cJSON *r = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  if (!cJSON_IsObject(r)) {
+    cJSON_Delete(r);
+    return false;
+  }
+  it->result = r;
+  it->cached = true;
+  record(svc, it, NULL, sol, ev);
+  return true;
+}
+
+void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it) {
+  it->state = CL1_ITEM_DONE;
+  if (!take_code(svc, it)) return;
+  if (!it->fresh && from_store(svc, it)) return;
+  cl1_err err = {{0}};
+  pthread_mutex_lock(&svc->mu);
+  long seq = ++svc->seq;
+  pthread_mutex_unlock(&svc->mu);
+  snprintf(it->path, sizeof it->path, "%s/item-%ld.%s", svc->tmpdir, seq,
+           svc->o->eval.backend == CL1_BACKEND_CUDA ? "cu" : "c");
+  if (cl1_file_write_atomic(it->path, it->code, &err)) {
+    it->path[0] = 0;
+    cl1_serve_infra(svc, it, err.msg);
+    return;
+  }
+  it->state = CL1_ITEM_Q_COMPILE;
+}
+
+/* ---- the evaluation ------------------------------------------------------------------------- */
+
+/* The first lines of text, at most n - 1 bytes. */
+static void head_lines(char *out, size_t n, const char *text, int lines) {
+  size_t k = 0;
+  for (const char *p = text; *p && k + 1 < n && lines > 0; p++) {
+    if (*p == '\n' && --lines == 0) break;
+    out[k++] = *p;
+  }
+  out[k] = 0;
+}
+
+/* What a multi-turn policy would be shown: the compiler's first lines, the first mismatch (the
+ * judge's message names it), or the timing line. */
+static void feedback(const cl1_eval_result *r, char *out, size_t n) {
+  if (!strcmp(r->verdict, "pass")) {
+    snprintf(out, n, "correct on %d checks; reference %.4f ms, candidate %.4f ms: %.3fx",
+             r->checks, r->ref.median, r->cand.median, r->speedup);
+  } else if (!strcmp(r->verdict, "compile_error")) {
+    char head[700];
+    head_lines(head, sizeof head, r->diag, 6);
+    snprintf(out, n, "compile error:\n%s", head);
+  } else {
+    char tail[300] = "";
+    if (r->cand_log[0] && (!strcmp(r->verdict, "crash") || !strcmp(r->verdict, "timeout")))
+      snprintf(tail, sizeof tail, "\noutput: %.280s", r->cand_log);
+    snprintf(out, n, "%s: %.700s%s", r->verdict, r->message, tail);
+  }
+}
+
+static char *flags_json(const cl1_eval_result *r, cJSON **arr) {
+  *arr = cJSON_CreateArray();
+  for (int i = 0; i < r->n_flags; i++) cJSON_AddItemToArray(*arr, cJSON_CreateString(r->flags[i]));
+  return cJSON_PrintUnformatted(*arr);
+}
+
+/* A verdict reached: the answer, and the evaluation recorded with it. */
+static void judged(cl1_serve *svc, cl1_serve_item *it, const cl1_eval_opts *eo,
+                   const cl1_eval_result *r) {
+  if (!r->has_reward_norm) {  /* the reward's statistics file failed: ours, not the candidate's */
+    char why[400];
+    snprintf(why, sizeof why, "reward statistics: %s", r->reward_note);
+    cl1_serve_infra(svc, it, why);
+    return;
+  }
+  bool pass = !strcmp(r->verdict, "pass");
+  cJSON *flags;
+  char *fl = flags_json(r, &flags), fb[1100];
+  feedback(r, fb, sizeof fb);
+  it->result = answer(svc->o, "ok", r->verdict, r->reward_norm, pass ? r->speedup : 0, flags, fb);
+  char *doc = cl1_eval_json(eo, r);
+  cl1_store_eval e = {
+      .task_id = it->task->id, .device = r->device[0] ? r->device : svc->device,
+      .driver = r->driver[0] ? r->driver : NULL, .shapes = cl1_shapes_name(eo->shapes),
+      .protocol_json = svc->protocol, .verdict = r->verdict, .message = r->message,
+      .flags_json = fl, .result_json = doc, .speedup = pass ? r->speedup : 0,
+      .reward_speedup = pass ? r->reward_speedup : 0, .reward = r->reward,
+      .ref_ms = r->ref.median, .cand_ms = r->cand.median, .spread = r->speedup_ci_rel,
+      .wall_s = r->t_total};
+  record(svc, it, &e, 0, 0);
+  free(fl);
+  free(doc);
+}
+
+void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it) {
+  cl1_eval_opts eo = svc->o->eval;
+  eo.task = it->task->dir;
+  eo.solution = it->path;
+  eo.reward_stats = svc->stats_path;
+  cl1_eval_result *r = calloc(1, sizeof *r);
+  cl1_err err = {{0}};
+  if (!r) {
+    cl1_serve_infra(svc, it, "out of memory");
+    return;
+  }
+  int rc = cl1_eval_run(&eo, r, &err);
+  if (rc == 0 && strcmp(r->verdict, "infra_error"))
+    judged(svc, it, &eo, r);
+  else  /* 2: the evaluator refused what this service wrote for it, also not the candidate */
+    cl1_serve_infra(svc, it, rc ? err.msg : r->message);
+  free(r);
+}

@@ -1,0 +1,614 @@
+/* test_serve.c — `cudal1 serve` as a client sees it: the real binary started on a free port
+ * (--device host --shapes test, fast timing) with a fresh store, spoken to over HTTP with
+ * libcurl. Verdicts and rewards of real candidates, the cache, 400s naming the field, the token,
+ * the limits (body, items, a client that goes away), a kill -9 mid-batch and a restart on the
+ * same store, a burst of concurrent requests, the drain on SIGTERM, the counters. */
+#include "harness.h"
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#define TASK "level1/19_ReLU"
+
+typedef struct {
+  pid_t pid;
+  int port;
+  char dir[256], db[300];
+} svc;
+
+/* Starts `cudal1 serve` on --port 0 with the store dir/db and the extra arguments; reads the
+ * port from its first line. */
+static void svc_start(svc *s, const char *const *extra) {
+  const char *argv[40] = {NULL};
+  char bin[300];
+  snprintf(bin, sizeof bin, "%s/cudal1", th_build());
+  const char *base[] = {bin, "serve", "--device", "host", "--shapes", "test", "--port", "0",
+                        "--db", s->db, "--min-trials", "5", "--max-trials", "5",
+                        "--time-budget", "0.01"};
+  int n = 0;
+  for (size_t i = 0; i < sizeof base / sizeof *base; i++) argv[n++] = base[i];
+  for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  s->pid = fork();
+  assert_true(s->pid >= 0);
+  if (s->pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    execv(bin, (char *const *)argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  char line[512] = "";
+  size_t k = 0;
+  struct pollfd p = {.fd = fds[0], .events = POLLIN};
+  while (k + 1 < sizeof line && poll(&p, 1, 30000) == 1) {
+    if (read(fds[0], line + k, 1) != 1 || line[k] == '\n') break;
+    k++;
+  }
+  line[k] = 0;
+  close(fds[0]);
+  const char *at = strstr(line, "127.0.0.1:");
+  if (!at) fail_msg("no port announced: '%s'", line);
+  s->port = atoi(at + 10);
+  assert_true(s->port > 0);
+}
+
+static void svc_fresh(svc *s, const char *const *extra) {
+  snprintf(s->dir, sizeof s->dir, "/tmp/cl1serve.XXXXXX");
+  assert_non_null(mkdtemp(s->dir));
+  snprintf(s->db, sizeof s->db, "%s/cudal1.db", s->dir);
+  svc_start(s, extra);
+}
+
+/* SIGTERM, then its exit status (or 128 + signal). */
+static int svc_stop(svc *s) {
+  kill(s->pid, SIGTERM);
+  int st;
+  assert_int_equal(waitpid(s->pid, &st, 0), s->pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int type, struct FTW *ftw) {
+  (void)sb, (void)ftw;
+  return type == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+static void svc_rm(svc *s) { nftw(s->dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS); }
+
+/* ---- HTTP ----------------------------------------------------------------------------------- */
+
+typedef struct {
+  long status;
+  char *body;
+  size_t len;
+  char retry_after[32];
+} resp;
+
+static size_t on_body(char *p, size_t sz, size_t n, void *u) {
+  resp *r = u;
+  char *g = realloc(r->body, r->len + sz * n + 1);
+  if (!g) return 0;
+  memcpy(g + r->len, p, sz * n);
+  r->body = g, r->len += sz * n;
+  r->body[r->len] = 0;
+  return sz * n;
+}
+
+static size_t on_header(char *p, size_t sz, size_t n, void *u) {
+  resp *r = u;
+  if (!strncasecmp(p, "Retry-After:", 12)) snprintf(r->retry_after, sizeof r->retry_after, "%.20s", p + 12);
+  return sz * n;
+}
+
+static CURL *easy(int port, const char *path, const char *body, size_t len, const char *token,
+                  resp *r, struct curl_slist **h) {
+  CURL *c = curl_easy_init();
+  char url[256], auth[300];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+  curl_easy_setopt(c, CURLOPT_URL, url);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+  *h = curl_slist_append(NULL, "Content-Type: application/json");
+  if (token) {
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    *h = curl_slist_append(*h, auth);
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, *h);
+  if (body) {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+  }
+  return c;
+}
+
+/* One request; the response's status and body (r->body freed by the caller). */
+static void http(int port, const char *path, const char *body, const char *token, resp *r) {
+  memset(r, 0, sizeof *r);
+  struct curl_slist *h;
+  CURL *c = easy(port, path, body, body ? strlen(body) : 0, token, r, &h);
+  CURLcode rc = curl_easy_perform(c);
+  if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+  curl_easy_cleanup(c);
+  curl_slist_free_all(h);
+}
+
+static char *file_text(const char *path) {
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  static char buf[4][65536];
+  static int k;
+  char *b = buf[k++ % 4];
+  size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+  b[n] = 0;
+  fclose(f);
+  return b;
+}
+
+/* {"items":[{"id": i, "task": TASK, key: texts[i], ...}]} */
+static char *items_body(int n, const char *key, const char *const *texts, bool fresh) {
+  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
+  for (int i = 0; i < n; i++) {
+    cJSON *it = cJSON_CreateObject();
+    cJSON_AddNumberToObject(it, "id", i);
+    cJSON_AddStringToObject(it, "task", TASK);
+    cJSON_AddStringToObject(it, key, texts[i]);
+    if (fresh) cJSON_AddBoolToObject(it, "fresh", 1);
+    cJSON *meta = cJSON_AddObjectToObject(it, "meta");
+    cJSON_AddNumberToObject(meta, "step", 7);
+    cJSON_AddItemToArray(a, it);
+  }
+  char *s = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  return s;
+}
+
+/* results[i] of a 200 answer (the document in *doc, to delete). */
+static const cJSON *result(const resp *r, cJSON **doc, int i) {
+  assert_int_equal(r->status, 200);
+  *doc = cJSON_Parse(r->body);
+  const cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItem(*doc, "results"), i);
+  assert_non_null(res);
+  return res;
+}
+
+static const char *str(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItem(o, k);
+  assert_true(cJSON_IsString(v));
+  return v->valuestring;
+}
+
+static double num(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItem(o, k);
+  assert_true(cJSON_IsNumber(v));
+  return v->valuedouble;
+}
+
+static double stat_of(int port, const char *key) {
+  resp r;
+  http(port, "/v1/stats", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  cJSON *d = cJSON_Parse(r.body);
+  double v = num(d, key);
+  cJSON_Delete(d);
+  free(r.body);
+  return v;
+}
+
+/* The shared service of the group (no token). */
+static svc g;
+
+static int group_setup(void **state) {
+  (void)state;
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  svc_fresh(&g, NULL);
+  return 0;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  int rc = svc_stop(&g);
+  svc_rm(&g);
+  curl_global_cleanup();
+  return rc;
+}
+
+/* ---- verdicts and rewards -------------------------------------------------------------------- */
+
+static void test_correct_wrong_and_codeless_items_get_their_verdicts(void **state) {
+  (void)state;
+  const char *texts[] = {file_text("tests/legit/host/19_ReLU.c"),
+                         file_text("tests/hacks/host/wrong_values.c")};
+  char *body = items_body(2, "code", texts, false);
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);
+  free(body);
+  cJSON *doc;
+  const cJSON *ok = result(&r, &doc, 0), *bad = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), 1);
+  assert_int_equal(num(ok, "id"), 0);
+  assert_string_equal(str(ok, "status"), "ok");
+  assert_string_equal(str(ok, "verdict"), "pass");
+  assert_true(num(ok, "reward") >= -1.5 && num(ok, "reward") <= 1.5);
+  assert_true(num(ok, "score01") >= 0.5 && num(ok, "score01") <= 1);
+  assert_true(num(ok, "speedup") > 0);
+  assert_non_null(strstr(str(ok, "feedback"), "correct"));
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ok, "cached")));
+  assert_string_equal(str(bad, "verdict"), "incorrect");
+  assert_true(num(bad, "reward") == -2.0);  /* the floor: -(k + 0.5), k = 1.5 */
+  assert_true(num(bad, "score01") == 0);
+  assert_non_null(strstr(str(bad, "feedback"), "outside tolerance"));
+  cJSON_Delete(doc);
+  free(r.body);
+  /* a reply without code: no_code, the floor, feedback saying so */
+  const char *reply[] = {"I would use shared memory here, but I wrote no code."};
+  body = items_body(1, "completion", reply, false);
+  http(g.port, "/v1/score", body, NULL, &r);
+  free(body);
+  const cJSON *nc = result(&r, &doc, 0);
+  assert_string_equal(str(nc, "verdict"), "no_code");
+  assert_true(num(nc, "reward") == -2.0);
+  assert_non_null(strstr(str(nc, "feedback"), "no code"));
+  cJSON_Delete(doc);
+  free(r.body);
+}
+
+/* The same code again: the stored answer, "cached"; fresh:true evaluates again. */
+static void test_same_item_is_cached_unless_fresh(void **state) {
+  (void)state;
+  char code[8192];
+  snprintf(code, sizeof code, "%s\n/* cache test */\n", file_text("tests/legit/host/19_ReLU.c"));
+  const char *texts[] = {code};
+  char reply[9000];
+  snprintf(reply, sizeof reply, "## Code Implementation\n```c\n%s```\n", code);
+  const char *replies[] = {reply};
+  char *body = items_body(1, "code", texts, false), *as_reply = items_body(1, "completion", replies, false);
+  char *fresh = items_body(1, "code", texts, true);
+  double evals0 = stat_of(g.port, "evaluations"), hits0 = stat_of(g.port, "cache_hits");
+  resp r1, r2, r3, r4;
+  http(g.port, "/v1/score", body, NULL, &r1);
+  http(g.port, "/v1/score", body, NULL, &r2);
+  http(g.port, "/v1/score", as_reply, NULL, &r3);  /* the same code inside a reply */
+  assert_true(stat_of(g.port, "evaluations") == evals0 + 1);
+  assert_true(stat_of(g.port, "cache_hits") == hits0 + 2);
+  http(g.port, "/v1/score", fresh, NULL, &r4);
+  assert_true(stat_of(g.port, "evaluations") == evals0 + 2);
+  cJSON *d1, *d2, *d3, *d4;
+  const cJSON *a = result(&r1, &d1, 0), *b = result(&r2, &d2, 0), *c = result(&r3, &d3, 0),
+              *e = result(&r4, &d4, 0);
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(a, "cached")));
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(b, "cached")));
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "cached")));
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(e, "cached")));
+  assert_true(num(a, "speedup") == num(b, "speedup") && num(a, "reward") == num(b, "reward"));
+  assert_string_equal(str(a, "feedback"), str(c, "feedback"));
+  cJSON_Delete(d1), cJSON_Delete(d2), cJSON_Delete(d3), cJSON_Delete(d4);
+  free(r1.body), free(r2.body), free(r3.body), free(r4.body);
+  free(body), free(as_reply), free(fresh);
+}
+
+/* ---- malformed requests ---------------------------------------------------------------------- */
+
+static void expect_400(const char *body, const char *needle) {
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);
+  assert_int_equal(r.status, 400);
+  if (!strstr(r.body, needle)) fail_msg("'%s' not in '%s'", needle, r.body);
+  free(r.body);
+}
+
+static void test_malformed_requests_are_400_naming_the_field(void **state) {
+  (void)state;
+  expect_400("{\"items\": [", "not valid JSON");
+  expect_400("[1,2]", "expected a JSON object");
+  expect_400("{}", "items: missing");
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"" TASK "\",\"code\":\"x\"},{\"id\":2,\"code\":\"x\"}]}",
+             "items[1].task: missing");
+  expect_400("{\"items\":[{\"task\":\"" TASK "\",\"code\":\"x\"}]}", "items[0].id: missing");
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"" TASK "\"}]}", "items[0].completion: missing");
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"level9/none\",\"code\":\"x\"}]}",
+             "items[0].task: unknown task 'level9/none'");
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"/etc/passwd\",\"code\":\"x\"}]}",
+             "items[0].task: unknown task");
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"" TASK "\",\"code\":\"x\",\"fresh\":1}]}",
+             "items[0].fresh: expected true or false");
+  resp r;
+  http(g.port, "/v1/nothing", "{}", NULL, &r);
+  assert_int_equal(r.status, 404);
+  free(r.body);
+}
+
+/* ---- limits ------------------------------------------------------------------------------------ */
+
+static void test_50mb_body_is_413_and_the_service_lives(void **state) {
+  (void)state;
+  size_t n = (size_t)50 << 20;
+  char *big = malloc(n + 1);
+  memset(big, ' ', n);
+  big[n] = 0;
+  resp r;
+  double t0 = cl1_now_test();
+  memset(&r, 0, sizeof r);
+  struct curl_slist *h;
+  CURL *c = easy(g.port, "/v1/score", big, n, NULL, &r, &h);
+  curl_easy_perform(c);
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+  curl_easy_cleanup(c);
+  curl_slist_free_all(h);
+  free(big);
+  assert_int_equal(r.status, 413);
+  assert_non_null(strstr(r.body, "--max-body"));
+  free(r.body);
+  assert_true(cl1_now_test() - t0 < 60);
+  http(g.port, "/healthz", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  free(r.body);
+}
+
+static void test_10000_items_are_400_over_max_items(void **state) {
+  (void)state;
+  const char **texts = malloc(10000 * sizeof *texts);
+  for (int i = 0; i < 10000; i++) texts[i] = "x";
+  char *body = items_body(10000, "code", texts, false);
+  free(texts);
+  double t0 = cl1_now_test();
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);
+  free(body);
+  assert_int_equal(r.status, 400);
+  assert_non_null(strstr(r.body, "items: 10000 entries, more than --max-items 1024"));
+  assert_true(cl1_now_test() - t0 < 30);
+  free(r.body);
+}
+
+/* A client announces a body, sends part of it and closes: the service goes on. */
+static void test_client_gone_mid_body_leaves_the_service_alive(void **state) {
+  (void)state;
+  for (int k = 0; k < 5; k++) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)g.port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    const char head[] = "POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Content-Length: 100000\r\n\r\n{\"items\":[{\"id\":1,";
+    assert_true(write(fd, head, sizeof head - 1) > 0);
+    close(fd);
+  }
+  resp r;
+  http(g.port, "/healthz", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  assert_string_equal(r.body, "{\"ok\":true}");
+  free(r.body);
+}
+
+/* 200 requests at once (cached and codeless items): every one answered. */
+static void test_burst_of_concurrent_requests_all_answered(void **state) {
+  (void)state;
+  enum { N = 200 };
+  const char *legit[] = {file_text("tests/legit/host/19_ReLU.c")};
+  const char *none[] = {"no code here"};
+  char *cached = items_body(1, "code", legit, false), *codeless = items_body(1, "completion", none, false);
+  resp warm;
+  http(g.port, "/v1/score", cached, NULL, &warm);  /* evaluated once, if not yet */
+  assert_int_equal(warm.status, 200);
+  free(warm.body);
+  CURLM *m = curl_multi_init();
+  curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
+  static resp rs[N];
+  CURL *cs[N];
+  struct curl_slist *hs[N];
+  for (int i = 0; i < N; i++) {
+    memset(&rs[i], 0, sizeof rs[i]);
+    const char *b = i % 2 ? cached : codeless;
+    cs[i] = easy(g.port, "/v1/score", b, strlen(b), NULL, &rs[i], &hs[i]);
+    curl_easy_setopt(cs[i], CURLOPT_FORBID_REUSE, 1L);
+    curl_multi_add_handle(m, cs[i]);
+  }
+  double t0 = cl1_now_test();
+  int running = 1;
+  while (running && cl1_now_test() - t0 < 120) {
+    curl_multi_perform(m, &running);
+    curl_multi_poll(m, NULL, 0, 100, NULL);
+  }
+  int ok = 0;
+  for (int i = 0; i < N; i++) {
+    long st = 0;
+    curl_easy_getinfo(cs[i], CURLINFO_RESPONSE_CODE, &st);
+    ok += st == 200 && rs[i].body && strstr(rs[i].body, "\"results\"");
+    curl_multi_remove_handle(m, cs[i]);
+    curl_easy_cleanup(cs[i]);
+    curl_slist_free_all(hs[i]);
+    free(rs[i].body);
+  }
+  curl_multi_cleanup(m);
+  free(cached), free(codeless);
+  assert_int_equal(ok, N);
+  resp r;
+  http(g.port, "/healthz", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  free(r.body);
+}
+
+/* OpenRLHF's protocol: the response is the query less its prompt; numbers only. */
+static void test_openrlhf_reward_answers_rewards_scores_and_logs(void **state) {
+  (void)state;
+  cJSON *d = cJSON_CreateObject();
+  cJSON *q = cJSON_AddArrayToObject(d, "query"), *p = cJSON_AddArrayToObject(d, "prompts");
+  cJSON *l = cJSON_AddArrayToObject(d, "labels");
+  char query[9000];
+  snprintf(query, sizeof query, "PROMPT```c\n%s```\n", file_text("tests/legit/host/19_ReLU.c"));
+  cJSON_AddItemToArray(q, cJSON_CreateString(query));
+  cJSON_AddItemToArray(q, cJSON_CreateString("PROMPT and no code"));
+  for (int i = 0; i < 2; i++) {
+    cJSON_AddItemToArray(p, cJSON_CreateString("PROMPT"));
+    cJSON_AddItemToArray(l, cJSON_CreateString(TASK));
+  }
+  char *body = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  resp r;
+  http(g.port, "/openrlhf/reward", body, NULL, &r);
+  free(body);
+  assert_int_equal(r.status, 200);
+  d = cJSON_Parse(r.body);
+  const cJSON *rw = cJSON_GetObjectItem(d, "rewards"), *sc = cJSON_GetObjectItem(d, "scores");
+  const cJSON *ex = cJSON_GetObjectItem(d, "extra_logs");
+  assert_int_equal(cJSON_GetArraySize(rw), 2);
+  assert_true(cJSON_GetArrayItem(sc, 0)->valuedouble >= 0.5);
+  assert_true(cJSON_GetArrayItem(rw, 1)->valuedouble == -2.0);
+  assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "correct"), 0)->valuedouble == 1);
+  assert_true(cJSON_GetArrayItem(cJSON_GetObjectItem(ex, "correct"), 1)->valuedouble == 0);
+  cJSON_Delete(d);
+  free(r.body);
+  http(g.port, "/openrlhf/reward", "{\"query\":[\"a\"],\"labels\":[]}", NULL, &r);
+  assert_int_equal(r.status, 400);
+  assert_non_null(strstr(r.body, "labels: empty"));
+  free(r.body);
+}
+
+/* ---- auth and bind ------------------------------------------------------------------------------ */
+
+static void test_token_is_required_when_set(void **state) {
+  (void)state;
+  svc s;
+  const char *extra[] = {"--token", "s3cret", NULL};
+  svc_fresh(&s, extra);
+  resp r;
+  http(s.port, "/v1/stats", NULL, NULL, &r);
+  assert_int_equal(r.status, 401);
+  free(r.body);
+  http(s.port, "/v1/score", "{}", "wrong", &r);
+  assert_int_equal(r.status, 401);
+  assert_non_null(strstr(r.body, "wrong bearer token"));
+  free(r.body);
+  http(s.port, "/v1/stats", NULL, "s3cret", &r);
+  assert_int_equal(r.status, 200);
+  free(r.body);
+  http(s.port, "/healthz", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  free(r.body);
+  assert_int_equal(svc_stop(&s), 0);
+  svc_rm(&s);
+}
+
+static void test_network_bind_without_token_exits_2(void **state) {
+  (void)state;
+  char cmd[512], out[2048];
+  snprintf(cmd, sizeof cmd, "env -u CUDAL1_SERVE_TOKEN %s/cudal1 serve --bind 0.0.0.0 --port 0 "
+           "--db /nonexistent/db 2>&1", th_build());
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--token"));
+  snprintf(cmd, sizeof cmd, "%s/cudal1 serve --max-items 10 --max-queue 5 2>&1", th_build());
+  assert_int_equal(th_run(cmd, out, sizeof out), 2);
+  assert_non_null(strstr(out, "--max-items"));
+}
+
+/* ---- kill -9, restart, drain ---------------------------------------------------------------- */
+
+typedef struct {
+  int port;
+  const char *body;
+  resp r;
+} post_job;
+
+static void *post_thread(void *arg) {
+  post_job *j = arg;
+  http(j->port, "/v1/score", j->body, NULL, &j->r);
+  return NULL;
+}
+
+/* n distinct correct sources (a comment tells them apart). */
+static char *distinct_batch(int n, const char *tag, char texts[][8192]) {
+  const char *ptr[8];
+  for (int i = 0; i < n; i++) {
+    snprintf(texts[i], 8192, "%s\n/* %s %d */\n", file_text("tests/legit/host/19_ReLU.c"), tag, i);
+    ptr[i] = texts[i];
+  }
+  return items_body(n, "code", ptr, false);
+}
+
+static void test_kill_9_mid_batch_then_restart_answers_from_the_store(void **state) {
+  (void)state;
+  enum { N = 4 };
+  static char texts[N][8192];
+  svc s;
+  svc_fresh(&s, NULL);
+  char *body = distinct_batch(N, "kill", texts);
+  post_job j = {.port = s.port, .body = body};
+  pthread_t t;
+  pthread_create(&t, NULL, post_thread, &j);
+  double done = 0, t0 = cl1_now_test();
+  while ((done = stat_of(s.port, "evaluations")) < 1 && cl1_now_test() - t0 < 60) usleep(20000);
+  kill(s.pid, SIGKILL);
+  waitpid(s.pid, NULL, 0);
+  pthread_join(t, NULL);
+  free(j.r.body);
+  assert_true(done >= 1);
+  svc_start(&s, NULL);  /* the same store */
+  resp r;
+  http(s.port, "/v1/score", body, NULL, &r);
+  cJSON *doc;
+  int cached = 0;
+  for (int i = 0; i < N; i++) {
+    const cJSON *x = result(&r, &doc, i);
+    assert_string_equal(str(x, "verdict"), "pass");
+    cached += cJSON_IsTrue(cJSON_GetObjectItem(x, "cached"));
+    cJSON_Delete(doc);
+  }
+  assert_true(cached >= (int)done);
+  free(r.body);
+  free(body);
+  assert_int_equal(svc_stop(&s), 0);
+  svc_rm(&s);
+}
+
+static void test_sigterm_drains_in_flight_items_and_exits_0(void **state) {
+  (void)state;
+  enum { N = 3 };
+  static char texts[N][8192];
+  svc s;
+  svc_fresh(&s, NULL);
+  char *body = distinct_batch(N, "drain", texts);
+  post_job j = {.port = s.port, .body = body};
+  pthread_t t;
+  pthread_create(&t, NULL, post_thread, &j);
+  double t0 = cl1_now_test();
+  while (stat_of(s.port, "items") < N && cl1_now_test() - t0 < 60) usleep(10000);
+  assert_int_equal(svc_stop(&s), 0);
+  pthread_join(t, NULL);
+  cJSON *doc;
+  for (int i = 0; i < N; i++) {
+    const cJSON *x = result(&j.r, &doc, i);
+    assert_string_equal(str(x, "status"), "ok");
+    assert_string_equal(str(x, "verdict"), "pass");
+    cJSON_Delete(doc);
+  }
+  free(j.r.body);
+  free(body);
+  svc_rm(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_correct_wrong_and_codeless_items_get_their_verdicts),
+      cmocka_unit_test(test_same_item_is_cached_unless_fresh),
+      cmocka_unit_test(test_malformed_requests_are_400_naming_the_field),
+      cmocka_unit_test(test_50mb_body_is_413_and_the_service_lives),
+      cmocka_unit_test(test_10000_items_are_400_over_max_items),
+      cmocka_unit_test(test_client_gone_mid_body_leaves_the_service_alive),
+      cmocka_unit_test(test_burst_of_concurrent_requests_all_answered),
+      cmocka_unit_test(test_openrlhf_reward_answers_rewards_scores_and_logs),
+      cmocka_unit_test(test_token_is_required_when_set),
+      cmocka_unit_test(test_network_bind_without_token_exits_2),
+      cmocka_unit_test(test_kill_9_mid_batch_then_restart_answers_from_the_store),
+      cmocka_unit_test(test_sigterm_drains_in_flight_items_and_exits_0),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
