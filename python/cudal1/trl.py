@@ -45,7 +45,8 @@ def _log(kwargs, results):
 
 def make_reward(base_url=None, token=None, field="reward", timeout=900.0, retries=5, meta=None):
     """The reward function. field: which number to return — "reward" (CUDA-L1's normalised and
-    clipped speedup reward, the default), "score01" (bounded to [0, 1]) or "speedup"."""
+    clipped speedup reward, the default), "score01" (bounded to [0, 1]) or "speedup" (None, no
+    signal, for anything but a pass)."""
     if field not in FIELDS:
         raise ValueError(f"field must be one of {FIELDS}, not {field!r}")
     client = AsyncClient(base_url, token, timeout=timeout, retries=retries)
@@ -66,7 +67,9 @@ def make_reward(base_url=None, token=None, field="reward", timeout=900.0, retrie
         except ServiceError:
             return [None] * len(completions)  # the service is down: no signal, not a penalty
         _log(kwargs, results)
-        return [None if r.get("status") != "ok" else r.get(field) for r in results]
+        # JSON's 0 arrives as an int: TRL stacks the values into a float tensor
+        return [None if r.get("status") != "ok" or r.get(field) is None else float(r[field])
+                for r in results]
 
     return cudal1_reward
 
