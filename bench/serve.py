@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""bench/serve.py BUILD DEVICE OUT.json [N] — the reward service's throughput (issue 20): a GRPO
+step's worth of N (64) distinct level-1 completions posted at once to a fresh `cudal1 serve`, one
+request per completion (as N ranks or async reward calls would), then the same N again. Reports
+the wall time to the last reward, per-request latency p50/p99 for both rounds (the second is
+answered from the store: cache hits), the verdicts, and the service's own counters (/v1/stats:
+evaluations, mean evaluation time, hence the evaluator's busy share of the wall time).
+
+The completions are the starter candidates of six level-1 tasks (tests/gpu/candidates on CUDA,
+tests/legit/host on the host), each made distinct by a variant comment so every one compiles and
+runs for real."""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import cudal1  # noqa: E402
+
+TASKS = ["19_ReLU", "23_Softmax", "1_Square_matrix_multiplication_", "40_LayerNorm",
+         "47_Sum_reduction_over_a_dimension", "63_conv_standard_2D__square_input__square_kernel"]
+
+
+def completions(device, n):
+    folder, ext, lang = (("tests/gpu/candidates", "cu", "cuda") if device == "cuda"
+                         else ("tests/legit/host", "c", "c"))
+    out = []
+    for k in range(n):
+        name = TASKS[k % len(TASKS)]
+        code = open(os.path.join(ROOT, folder, f"{name}.{ext}")).read()
+        code += f"\n/* bench/serve variant {k} */\n"
+        out.append({"task": f"level1/{name}", "completion": f"```{lang}\n{code}```\n"})
+    return out
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def post_all(client, items):
+    def one(it):
+        t0 = time.monotonic()
+        r = client.score([it])[0]
+        return time.monotonic() - t0, r
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(len(items)) as ex:
+        got = list(ex.map(one, items))
+    wall = time.monotonic() - t0
+    lat = [g[0] for g in got]
+    verdicts = {}
+    for _, r in got:
+        verdicts[r.get("verdict")] = verdicts.get(r.get("verdict"), 0) + 1
+    return {"wall_s": round(wall, 3), "latency_p50_s": round(pct(lat, 50), 4),
+            "latency_p99_s": round(pct(lat, 99), 4), "verdicts": verdicts,
+            "cached": sum(bool(r.get("cached")) for _, r in got),
+            "per_second": round(len(items) / wall, 3)}
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__.split("\n")[0], file=sys.stderr)
+        return 2
+    build, device, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    n = int(sys.argv[4]) if len(sys.argv) > 4 else 64
+    d = tempfile.mkdtemp(prefix="cl1bench")
+    shapes = "small" if device == "cuda" else "test"
+    args = [os.path.join(build, "cudal1"), "serve", "--device", device, "--shapes", shapes,
+            "--port", "0", "--db", os.path.join(d, "bench.db")] + sys.argv[5:]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline())
+        if not m:
+            print("bench/serve: the service announced no port", file=sys.stderr)
+            return 1
+        client = cudal1.Client(f"http://127.0.0.1:{m.group(1)}", retries=2, timeout=1800)
+        items = completions(device, n)
+        first = post_all(client, items)
+        stats = client.stats()
+        again = post_all(client, items)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    # the share of the wall time each evaluation thread (one judge per GPU on CUDA) was busy
+    busy = (stats.get("evaluations", 0) * stats.get("mean_eval_s", 0)) / max(first["wall_s"], 1e-9)
+    busy /= max(stats.get("workers", 1), 1)
+    doc = {"tool": "bench/serve.py", "device": device, "shapes": shapes, "n": n,
+           "extra_args": sys.argv[5:], "first": first, "again_cached": again,
+           "service_stats_after_first": stats, "evaluator_busy_share": round(busy, 3),
+           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"serve {device}: {n} completions rewarded in {first['wall_s']:.1f} s "
+          f"({first['per_second']:.2f}/s; p50 {first['latency_p50_s']:.2f} s, p99 "
+          f"{first['latency_p99_s']:.2f} s; verdicts {first['verdicts']}); again from the store: "
+          f"p99 {again['latency_p99_s'] * 1e3:.1f} ms, {again['cached']} cached; evaluator busy "
+          f"{busy:.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
