@@ -26,7 +26,7 @@ TASK_CU  := $(wildcard src/task/*.cu)
 WORKER_C := $(filter-out src/worker/main.c,$(wildcard src/worker/*.c))
 WORKER_CU:= $(wildcard src/worker/*.cu)
 LIB_C   := $(BASE_C) $(TASK_C) $(WORKER_C) \
-           $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c \
+           $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c src/data/*.c \
                     src/serve/*.c)
 LIB_CU  := $(TASK_CU) $(WORKER_CU) $(wildcard src/eval/*.cu)
 OPS_C   := $(wildcard src/ops/*.c)
@@ -124,7 +124,7 @@ $(BUILD)/tests/test_worker: $(BUILD)/cudal1
 # test_corpus runs bench/corpus (and, through it, the cudal1 binary) on host manifest lines
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 # test_optimize and test_report run the cudal1 binary
-$(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_review $(BUILD)/tests/test_baselines: $(BUILD)/cudal1
+$(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_review $(BUILD)/tests/test_baselines $(BUILD)/tests/test_dataset: $(BUILD)/cudal1
 # test_serve runs `cudal1 serve` and talks HTTP to it
 $(BUILD)/tests/test_serve: $(BUILD)/cudal1
 # test_doctor runs `cudal1 doctor`

@@ -16,6 +16,8 @@ static const char usage[] =
     "  baselines import   load PyTorch baseline times (tools/baselines.py) into the store\n"
     "  serve       the reward service training engines call (HTTP: score candidates, rewards)\n"
     "  report      the results table from the store (Markdown, HTML with SVG plots, JSON)\n"
+    "  dataset     training data from the store: sft (passing solutions as chat rows) or rl\n"
+    "              (prompt rows with exemplars; TRL or verl layout)\n"
     "  eval        evaluate a candidate solution against its task's reference\n"
     "              (gate, compile, verify, time, speedup, reward, verdict)\n"
     "  task check  validate task.json files\n"
@@ -85,6 +87,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "baselines")) return cl1_cmd_baselines(argc - 1, argv + 1);
   if (!strcmp(cmd, "doctor")) return cl1_cmd_doctor(argc - 1, argv + 1);
   if (!strcmp(cmd, "serve")) return cl1_cmd_serve(argc - 1, argv + 1);
+  if (!strcmp(cmd, "dataset")) return cl1_cmd_dataset(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown %s '%s' (see cudal1 --help)\n", cmd[0] == '-' ? "option" : "command", cmd);
   return 2;
 }

@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
-#include "exemplar.h"
 #include "optimize_int.h"
 #include "parse.h"
 #include "prompt.h"
@@ -270,49 +269,20 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
 
 /* ---- one task's rounds ---------------------------------------------------------------------- */
 
-static uint64_t fnv1a(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
 /* The prompt of round r: the task's passing solutions so far, k of them picked by bucket. */
 static int build_prompt(cl1_opt_loop *L, int t, int r, char **prompt_text, char **system,
                         char **user, char **ids_json, cl1_err *err) {
   const cl1_optimize_opts *o = L->o;
-  cl1_store_success *rows = NULL;
-  int n = 0, rc = -1;
-  if (cl1_store_successes(L->store, o->tasks[t], o->device, o->shapes, &rows, &n, err)) return -1;
-  double *sp = calloc((size_t)n + 1, sizeof *sp);
-  int *pick = calloc((size_t)o->exemplars + 1, sizeof *pick);
-  cl1_exemplar *ex = calloc((size_t)o->exemplars + 1, sizeof *ex);
-  cJSON *ids = cJSON_CreateArray();
-  if (!sp || !pick || !ex || !ids) { cl1_err_set(err, "out of memory"); goto out; }
-  for (int i = 0; i < n; i++) sp[i] = rows[i].speedup;
-  cl1_exemplar_rng rng = {o->seed ^ fnv1a(o->tasks[t]) ^ ((uint64_t)r << 48), 0};
-  int k = cl1_exemplar_pick(sp, n, o->exemplars, o->tau, cl1_exemplar_rng_u01, &rng, pick, err);
-  if (k < 0) goto out;
-  for (int i = 0; i < k; i++) {
-    ex[i] = (cl1_exemplar){rows[pick[i]].source, rows[pick[i]].speedup, rows[pick[i]].solution_id};
-    cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)rows[pick[i]].solution_id));
-  }
-  cl1_prompt_in in = {.task = L->task[t], .device = o->device, .shapes = o->shapes,
-                      .template_path = o->template_path, .gpu = L->gpu[0] ? L->gpu : NULL,
-                      .exemplars = ex, .n_exemplars = k};
-  if (cl1_prompt_build(&in, system, user, err)) goto out;
+  cl1_prompt_req req = {.in = {.task = L->task[t], .device = o->device, .shapes = o->shapes,
+                               .template_path = o->template_path,
+                               .gpu = L->gpu[0] ? L->gpu : NULL},
+                        .store = L->store, .k = o->exemplars, .tau = o->tau, .seed = o->seed,
+                        .stream = (uint64_t)r};
+  if (cl1_prompt_for_task(&req, system, user, ids_json, err)) return -1;
   size_t len = strlen(*system) + strlen(*user) + 64;
-  *prompt_text = malloc(len);
-  *ids_json = cJSON_PrintUnformatted(ids);
-  if (!*prompt_text || !*ids_json) { cl1_err_set(err, "out of memory"); goto out; }
+  if (!(*prompt_text = malloc(len))) return cl1_err_set(err, "out of memory");
   snprintf(*prompt_text, len, "=== system ===\n%s\n=== user ===\n%s", *system, *user);
-  rc = 0;
-out:
-  cJSON_Delete(ids);
-  free(sp);
-  free(pick);
-  free(ex);
-  cl1_store_successes_free(rows, n);
-  return rc;
+  return 0;
 }
 
 /* Stores one completion as a sample (and queues its code). Caller does not hold mu. */

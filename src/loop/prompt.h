@@ -58,4 +58,22 @@ int cl1_prompt_build(const cl1_prompt_in *in, char **system, char **user, cl1_er
  * cl1_suite_root finds suite/). */
 const char *cl1_prompt_dir(void);
 
+/* The optimizer's prompt for a task with exemplars from the store: up to k of the task's passing
+ * solutions (backend in->device, evaluated at in->shapes; each at its latest passing speedup) picked
+ * by cl1_exemplar_pick at temperature tau from a Philox stream seeded by (seed, task id, stream),
+ * then cl1_prompt_build. `cudal1 optimize` (stream = the round), `cudal1 dataset` and the service
+ * all build prompts here, so they show the policy the same text. store NULL or k 0: no exemplars
+ * (round 1's prompt). in->exemplars is ignored. *ids_json (may be NULL: not wanted) is the JSON
+ * array of the shown solutions' ids, in pick order. All outputs malloc'd, NULL after an error. */
+typedef struct cl1_store cl1_store;
+typedef struct {
+  cl1_prompt_in in;   /* task, device, shapes, template, gpu */
+  cl1_store *store;   /* NULL: no exemplars */
+  int k;              /* exemplars wanted (0..CL1_PROMPT_MAX_EXEMPLARS) */
+  double tau;         /* > 0 when k > 0 */
+  uint64_t seed, stream;
+} cl1_prompt_req;
+int cl1_prompt_for_task(const cl1_prompt_req *r, char **system, char **user, char **ids_json,
+                        cl1_err *err);
+
 #endif
