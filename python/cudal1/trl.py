@@ -56,11 +56,15 @@ def make_reward(base_url=None, token=None, field="reward", timeout=900.0, retrie
         if task is None:
             raise ValueError("cudal1 reward: the dataset needs a 'task' column (the suite id)")
         tasks = task if isinstance(task, list) else [task] * len(completions)
+        pids = kwargs.get("prompt_id")  # `cudal1 dataset rl`'s column, recorded with each score
         items = []
         for i, (t, c) in enumerate(zip(tasks, completions)):
             it = {"task": t, "completion": _text(c)}
-            if meta:
-                it["meta"] = dict(meta, index=i)
+            m = dict(meta or {})
+            if isinstance(pids, list) and i < len(pids):
+                m["prompt_id"] = pids[i]
+            if m:
+                it["meta"] = dict(m, index=i)
             items.append(it)
         try:
             results = await client.score(items)

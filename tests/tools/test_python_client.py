@@ -138,6 +138,13 @@ class TrlAdapter(Service):
                             task=["t", "t", "broken"])
         self.assertEqual(r, [1.25, -2.0, None])
 
+    def test_the_prompt_id_column_goes_into_each_items_meta(self):
+        f = cudal1.trl.make_reward(self.url, retries=0)
+        self.run_reward(f, prompts=["p"] * 2, completions=["fast", "slow"], task=["t", "t"],
+                        prompt_id=["a1", "b2"])
+        metas = [it.get("meta") for it in Stand.seen[0]["body"]["items"]]
+        self.assertEqual([m["prompt_id"] for m in metas], ["a1", "b2"])
+
     def test_conversational_completions_use_the_assistant_reply(self):
         f = cudal1.trl.make_reward(self.url, field="score01", retries=0)
         conv = [[{"role": "assistant", "content": "fast kernel"}]]
