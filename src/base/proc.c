@@ -217,6 +217,21 @@ int cl1_proc_find_program(const char *env, const char *name, char *out, size_t n
   return cl1_err_set(err, "cannot find the program %s beside %s", name, exe);
 }
 
+int cl1_proc_gpu_name(char *out, size_t n, cl1_err *err) {
+  assert(out && n > 0);
+  out[0] = 0;
+  if (access("/proc/driver/nvidia/version", R_OK))
+    return cl1_err_set(err, "--device cuda: no NVIDIA GPU on this machine (no driver in "
+                            "/proc/driver/nvidia); use --device host");
+  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1", "r");
+  if (p) {
+    if (fgets(out, (int)n, p)) out[strcspn(out, "\r\n")] = 0;
+    else out[0] = 0;
+    pclose(p);
+  }
+  return 0;
+}
+
 void cl1_proc_share_dir(const char *env, const char *name, char *out, size_t n) {
   assert(env && name && out && n > 0);
   const char *e = getenv(env);

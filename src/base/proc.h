@@ -40,6 +40,10 @@ int cl1_proc_exe_dir(char *out, size_t n);
  * in the running executable's folder or one or two folders up (tests run from build/tests/ and
  * build/tests/gpu/, benchmarks from build/bench/). 0, or -1 with err naming the folder. */
 int cl1_proc_find_program(const char *env, const char *name, char *out, size_t n, cl1_err *err);
+/* GPU 0's name from nvidia-smi, without a CUDA context in this process (the protocol and the
+ * store name the GPU an evaluation ran on). -1 (err says so) without the NVIDIA driver; an empty
+ * name when nvidia-smi cannot tell. */
+int cl1_proc_gpu_name(char *out, size_t n, cl1_err *err);
 /* A folder shipped beside the binary (the suite, the prompts): $env when set, else
  * <exe dir>/../name resolved when it is a folder (an installed or build-tree binary), else name
  * relative to the working directory. Always writes out. */

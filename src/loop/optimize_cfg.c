@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include "optimize_int.h"
 #include "../base/file.h"
+#include "../base/proc.h"
 #include "../eval/eval.h"
 #include "review.h"
 
@@ -162,20 +163,6 @@ static int check_opts(const cl1_optimize_opts *o, cl1_err *err) {
   return 0;
 }
 
-/* The GPU's name from the driver's /proc entry, so no CUDA context is made in this process. */
-static int find_gpu(char *name, size_t n, cl1_err *err) {
-  if (access("/proc/driver/nvidia/version", R_OK))
-    return cl1_err_set(err, "--device cuda: no NVIDIA GPU on this machine (no driver in "
-                            "/proc/driver/nvidia); use --device host");
-  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1", "r");
-  name[0] = 0;
-  if (p) {
-    if (fgets(name, (int)n, p)) name[strcspn(name, "\n")] = 0;
-    pclose(p);
-  }
-  return 0;
-}
-
 static int load_tasks(cl1_opt_loop *L, cl1_err *err) {
   for (int i = 0; i < L->o->n_tasks; i++) {
     char dir[4096];
@@ -223,7 +210,7 @@ int cl1_opt_prepare(cl1_opt_loop *L, int64_t resume_run, cl1_err *err) {
   L->replay = o->policy.kind && !strcmp(o->policy.kind, "replay");
   if (L->replay && o->review)
     return cl1_err_set(err, "--review asks the policy model for an opinion: it needs --backend openai"), 2;
-  if (L->backend == CL1_BACKEND_CUDA && find_gpu(L->gpu, sizeof L->gpu, err)) return 3;
+  if (L->backend == CL1_BACKEND_CUDA && cl1_proc_gpu_name(L->gpu, sizeof L->gpu, err)) return 3;
   if (cl1_policy_open(&o->policy, &L->pol, err)) return 2;
   if (cl1_store_open(o->db_path, &L->store, err)) return 3;
   int rc = load_tasks(L, err);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "serve_int.h"
+#include "../base/proc.h"
 #include "../eval/compile.h"
 #include "../task/task.h"
 
@@ -285,19 +286,6 @@ static void signals_wait(void) {
   while (read(g_sigpipe[0], &c, 1) < 0 && errno == EINTR) {}
 }
 
-/* The GPU's name, for the protocol (evaluations on another GPU are not this one's answers). */
-static void gpu_name(char *out, size_t n) {
-  snprintf(out, n, "cuda");
-  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1", "r");
-  if (!p) return;
-  char line[128];
-  if (fgets(line, sizeof line, p) && line[0] && line[0] != '\n') {
-    line[strcspn(line, "\r\n")] = 0;
-    snprintf(out, n, "%s", line);
-  }
-  pclose(p);
-}
-
 static int open_state(cl1_serve *svc, cl1_err *err) {
   if (cl1_store_open(svc->o->db, &svc->store, err)) return 3;
   snprintf(svc->stats_path, sizeof svc->stats_path, "%s.reward-stats.json", svc->o->db);
@@ -308,8 +296,13 @@ static int open_state(cl1_serve *svc, cl1_err *err) {
     return cl1_err_set(err, "cannot create a folder under %s: %s", tmp && *tmp ? tmp : "/tmp",
                        strerror(errno)), 3;
   }
-  if (svc->o->eval.backend == CL1_BACKEND_CUDA) gpu_name(svc->device, sizeof svc->device);
-  else snprintf(svc->device, sizeof svc->device, "host");
+  /* the GPU's name is part of the protocol: evaluations on another GPU are not this one's */
+  if (svc->o->eval.backend == CL1_BACKEND_CUDA) {
+    if (cl1_proc_gpu_name(svc->device, sizeof svc->device, err)) return 3;
+    if (!svc->device[0]) snprintf(svc->device, sizeof svc->device, "cuda");
+  } else {
+    snprintf(svc->device, sizeof svc->device, "host");
+  }
   svc->protocol = cl1_serve_protocol(svc->o, svc->device);
   return svc->protocol ? 0 : (cl1_err_set(err, "out of memory"), 3);
 }
