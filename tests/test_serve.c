@@ -595,6 +595,55 @@ static void test_sigterm_drains_in_flight_items_and_exits_0(void **state) {
   svc_rm(&s);
 }
 
+/* ---- prompts ---------------------------------------------------------------------------------- */
+
+/* POST /v1/prompts: the optimizer's prompt, with a passing solution the service scored shown as
+ * an exemplar, n per task, stable ids; bad requests are 400s naming the field. */
+static void test_prompts_show_the_stores_passing_solutions(void **state) {
+  (void)state;
+  const char *texts[] = {file_text("tests/legit/host/19_ReLU.c")};
+  char *body = items_body(1, "code", texts, false);
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);  /* a pass in the store (or already there) */
+  free(body);
+  free(r.body);
+  const char *req = "{\"tasks\":[\"level1/19_ReLU\"],\"n\":2,\"exemplars\":2,\"seed\":7}";
+  http(g.port, "/v1/prompts", req, NULL, &r);
+  assert_int_equal(r.status, 200);
+  cJSON *doc = cJSON_Parse(r.body);
+  const cJSON *rows = cJSON_GetObjectItem(doc, "prompts");
+  assert_int_equal(cJSON_GetArraySize(rows), 2);
+  const cJSON *p0 = cJSON_GetArrayItem(rows, 0);
+  assert_string_equal(str(p0, "task"), "level1/19_ReLU");
+  assert_int_equal(strlen(str(p0, "prompt_id")), 16);
+  const cJSON *msgs = cJSON_GetObjectItem(p0, "messages");
+  assert_string_equal(str(cJSON_GetArrayItem(msgs, 0), "role"), "system");
+  const char *user = str(cJSON_GetArrayItem(msgs, 1), "content");
+  assert_non_null(strstr(user, "x the reference"));  /* an exemplar with its speedup */
+  assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(p0, "exemplar_ids")) >= 1);
+  char first_id[17];
+  snprintf(first_id, sizeof first_id, "%s", str(p0, "prompt_id"));
+  cJSON_Delete(doc);
+  free(r.body);
+  http(g.port, "/v1/prompts", req, NULL, &r);  /* the same request: the same prompts */
+  doc = cJSON_Parse(r.body);
+  assert_string_equal(str(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "prompts"), 0), "prompt_id"),
+                      first_id);
+  cJSON_Delete(doc);
+  free(r.body);
+  const char *bad[][2] = {{"{\"n\":2}", "tasks: missing"},
+                          {"{\"tasks\":[]}", "tasks: empty"},
+                          {"{\"tasks\":[\"level1/19_ReLU\"],\"n\":0}", "n: expected"},
+                          {"{\"tasks\":[\"level1/19_ReLU\"],\"tau\":-1}", "tau: expected"},
+                          {"{\"tasks\":[\"nope\"]}", "tasks[0]: unknown task 'nope'"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    http(g.port, "/v1/prompts", bad[i][0], NULL, &r);
+    assert_int_equal(r.status, 400);
+    if (!strstr(r.body, bad[i][1])) fail_msg("%s: %s", bad[i][0], r.body);
+    free(r.body);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_correct_wrong_and_codeless_items_get_their_verdicts),
@@ -605,6 +654,7 @@ int main(void) {
       cmocka_unit_test(test_client_gone_mid_body_leaves_the_service_alive),
       cmocka_unit_test(test_burst_of_concurrent_requests_all_answered),
       cmocka_unit_test(test_openrlhf_reward_answers_rewards_scores_and_logs),
+      cmocka_unit_test(test_prompts_show_the_stores_passing_solutions),
       cmocka_unit_test(test_token_is_required_when_set),
       cmocka_unit_test(test_network_bind_without_token_exits_2),
       cmocka_unit_test(test_kill_9_mid_batch_then_restart_answers_from_the_store),

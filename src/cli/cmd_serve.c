@@ -34,7 +34,8 @@ static const char help_head[] =
 
 static const char help_tail[] =
     "\n"
-    "endpoints: POST /v1/score, POST /openrlhf/reward, GET /v1/stats, GET /healthz.\n"
+    "endpoints: POST /v1/score, POST /v1/prompts, POST /openrlhf/reward, GET /v1/stats,\n"
+    "GET /healthz.\n"
     "SIGINT/SIGTERM: stop accepting, finish the accepted items, close the store, exit 0.\n";
 
 typedef struct {

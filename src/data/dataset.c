@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cjson/cJSON.h>
-#include "../base/hash.h"
 
 int cl1_dataset_open_store(const char *path, cl1_store **out, cl1_err *err) {
   struct stat sb;
@@ -25,18 +24,6 @@ void cl1_dataset_msg(void *arr, const char *role, const char *content) {
   cJSON_AddStringToObject(m, "role", role);
   cJSON_AddStringToObject(m, "content", content);
   cJSON_AddItemToArray(arr, m);
-}
-
-void cl1_dataset_prompt_id(const char *system, const char *user, char out[17]) {
-  cl1_sha *h = cl1_sha_new();
-  char hex[65] = "";
-  if (h) {
-    cl1_sha_add_str(h, system); /* with its NUL: ("ab","c") and ("a","bc") differ */
-    cl1_sha_add_str(h, user);
-    cl1_sha_hex(h, hex);
-  }
-  memcpy(out, hex, 16);
-  out[16] = 0;
 }
 
 int cl1_dataset_put_row(cl1_dataset_buf *b, void *row, cl1_err *err) {

@@ -81,8 +81,6 @@ int cl1_dataset_rl(const cl1_dataset_rl_opts *o, char **out, int *rows, cl1_err 
 
 /* A chat message object {"role","content"} added to the array. */
 void cl1_dataset_msg(void *cjson_array, const char *role, const char *content);
-/* The prompt id of a system/user pair: 16 hex digits and a NUL. */
-void cl1_dataset_prompt_id(const char *system, const char *user, char out[17]);
 /* A growing JSONL text: each row printed unformatted on its own line. */
 typedef struct {
   char *text;

@@ -19,7 +19,7 @@ static cJSON *chat(const char *sys, const char *usr) {
 static cJSON *rl_row(const cl1_dataset_rl_opts *o, const char *task, int idx, const char *sys,
                      const char *usr, const char *ids_json) {
   char pid[17];
-  cl1_dataset_prompt_id(sys, usr, pid);
+  cl1_prompt_id(sys, usr, pid);
   cJSON *j = cJSON_CreateObject(), *ids = cJSON_Parse(ids_json ? ids_json : "[]");
   if (!j || !ids) {
     cJSON_Delete(j), cJSON_Delete(ids);

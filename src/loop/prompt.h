@@ -75,5 +75,8 @@ typedef struct {
 } cl1_prompt_req;
 int cl1_prompt_for_task(const cl1_prompt_req *r, char **system, char **user, char **ids_json,
                         cl1_err *err);
+/* A prompt's id: the first 16 hex digits of the SHA-256 of system and user (each with its NUL),
+ * so the same prompt has the same id in a dataset, in the service and in the store. */
+void cl1_prompt_id(const char *system, const char *user, char out[17]);
 
 #endif

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include "exemplar.h"
 #include "prompt.h"
+#include "../base/hash.h"
 #include "../store/store.h"
 
 static uint64_t fnv1a(const char *s) {
@@ -60,4 +61,16 @@ out:
   free(ex);
   cl1_store_successes_free(rows, n);
   return rc;
+}
+
+void cl1_prompt_id(const char *system, const char *user, char out[17]) {
+  cl1_sha *h = cl1_sha_new();
+  char hex[65] = "";
+  if (h) {
+    cl1_sha_add_str(h, system); /* with its NUL: ("ab","c") and ("a","bc") differ */
+    cl1_sha_add_str(h, user);
+    cl1_sha_hex(h, hex);
+  }
+  memcpy(out, hex, 16);
+  out[16] = 0;
 }

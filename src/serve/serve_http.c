@@ -2,8 +2,8 @@
  * request waits for its evaluations): routes, the bearer token (compared in constant time), the
  * body limit (413 from Content-Length before the body is read, or as soon as an upload without
  * one passes it), the item limit, per-connection idle timeouts, and requests turned into
- * batches and batches into answers: POST /v1/score, POST /openrlhf/reward, GET /v1/stats,
- * GET /healthz. A malformed request is a 400 naming the field; a bad candidate is a 200 answer. */
+ * batches and batches into answers: POST /v1/score, POST /openrlhf/reward, POST /v1/prompts,
+ * GET /v1/stats, GET /healthz. A malformed request is a 400 naming the field; a bad candidate is a 200 answer. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #include "serve_int.h"
 #include "../base/hash.h"
 
-typedef enum { R_NONE, R_HEALTH, R_STATS, R_SCORE, R_OPENRLHF } route;
+typedef enum { R_NONE, R_HEALTH, R_STATS, R_SCORE, R_OPENRLHF, R_PROMPTS } route;
 
 /* One request's state between the handler's calls. */
 typedef struct {
@@ -62,7 +62,8 @@ static enum MHD_Result fail(struct MHD_Connection *c, unsigned status, const cha
 static route route_of(const char *url, const char *method, const char **want) {
   static const struct { const char *url, *method; route r; } routes[] = {
       {"/healthz", "GET", R_HEALTH}, {"/v1/stats", "GET", R_STATS},
-      {"/v1/score", "POST", R_SCORE}, {"/openrlhf/reward", "POST", R_OPENRLHF}};
+      {"/v1/score", "POST", R_SCORE}, {"/openrlhf/reward", "POST", R_OPENRLHF},
+      {"/v1/prompts", "POST", R_PROMPTS}};
   for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
     if (strcmp(url, routes[i].url)) continue;
     *want = routes[i].method;
@@ -349,8 +350,17 @@ static enum MHD_Result dispatch(cl1_serve *svc, struct MHD_Connection *c, conn *
                                      : "request body: empty (expected a JSON object)", at);
     return fail(c, MHD_HTTP_BAD_REQUEST, msg, 0);
   }
-  enum MHD_Result res = cJSON_IsObject(doc) ? batch_reply(svc, c, x, doc)
-                        : fail(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object", 0);
+  enum MHD_Result res;
+  if (!cJSON_IsObject(doc)) {
+    res = fail(c, MHD_HTTP_BAD_REQUEST, "request body: expected a JSON object", 0);
+  } else if (x->r == R_PROMPTS) {
+    char why[1200];
+    unsigned st;
+    cJSON *out = cl1_serve_prompts(svc, doc, &st, why, sizeof why);
+    res = out ? reply(c, MHD_HTTP_OK, out, 0) : fail(c, st, why, 0);
+  } else {
+    res = batch_reply(svc, c, x, doc);
+  }
   cJSON_Delete(doc);
   return res;
 }

@@ -95,6 +95,12 @@ char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device);
 void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it);
 /* Evaluates a compiled item and records it; sets item->result. */
 void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it);
+/* serve_prompts.c: POST /v1/prompts {"tasks":[...], "n", "exemplars", "tau", "seed"} ->
+ * {"prompts":[{"task","prompt_id","index","messages":[system,user],"exemplar_ids"}]}, n per task,
+ * exemplars from the store as `cudal1 optimize` and `cudal1 dataset rl` draw them. NULL with
+ * *status 400 (msg names the field) or 500 (a prompt could not be built: msg says why). */
+cJSON *cl1_serve_prompts(cl1_serve *svc, const cJSON *req, unsigned *status, char *msg,
+                         size_t msg_n);
 /* An infra_error answer with this feedback (recorded in the store too). */
 void cl1_serve_infra(cl1_serve *svc, cl1_serve_item *it, const char *why);
 
