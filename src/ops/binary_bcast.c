@@ -3,21 +3,15 @@
  * offsets kept in step; each element in double, rounded once. */
 #include "cudal1/ops.h"
 #include "host_common.h"
+#include "bcast_common.h"
 
 int cl1_op_binary_bcast(void *stream, cl1_binary_kind kind, const float *x, const int64_t *xs,
                         const float *z, const int64_t *zs, float *y, int32_t nd,
                         const int64_t *shape) {
   (void)stream;
-  if ((unsigned)kind >= CL1_BINARY_N || nd < 1 || nd > CL1_BCAST_MAX_DIMS || !shape || !xs ||
-      !zs)
-    return 1;
-  int64_t n = 1;
-  for (int32_t k = 0; k < nd; k++) {
-    if (shape[k] < 0 || xs[k] < 0 || zs[k] < 0) return 1;
-    n *= shape[k];
-  }
+  int64_t n;
+  if (cl1_bcast_check(kind, x, xs, z, zs, y, nd, shape, &n)) return 1;
   if (n == 0) return 0;
-  if (!x || !z || !y) return 1;
   int64_t idx[CL1_BCAST_MAX_DIMS] = {0}, ox = 0, oz = 0;
   for (int64_t i = 0; i < n; i++) {
     y[i] = (float)cl1_ops_binary1(kind, x[ox], z[oz]);

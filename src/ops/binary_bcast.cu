@@ -7,6 +7,7 @@
 #include <math.h>
 #include "cudal1/ops.h"
 #include "cuda_common.cuh"
+#include "bcast_common.h"
 
 template <int K>
 static __device__ __forceinline__ float bc1(float u, float v) {
@@ -124,16 +125,9 @@ int view_launch(cudaStream_t st, const view_t &v, const float *x, const float *z
 extern "C" int cl1_op_binary_bcast(void *stream, cl1_binary_kind kind, const float *x,
                                    const int64_t *xs, const float *z, const int64_t *zs,
                                    float *y, int32_t nd, const int64_t *shape) {
-  if ((unsigned)kind >= CL1_BINARY_N || nd < 1 || nd > CL1_BCAST_MAX_DIMS || !shape || !xs ||
-      !zs)
-    return 1;
-  int64_t n = 1;
-  for (int32_t k = 0; k < nd; k++) {
-    if (shape[k] < 0 || xs[k] < 0 || zs[k] < 0) return 1;
-    n *= shape[k];
-  }
+  int64_t n;
+  if (cl1_bcast_check(kind, x, xs, z, zs, y, nd, shape, &n)) return 1;
   if (n == 0) return 0;
-  if (!x || !z || !y) return 1;
   cudaStream_t st = (cudaStream_t)stream;
   if (nd <= 3) {
     int64_t d3[3] = {1, 1, 1}, x3[3] = {0, 0, 0}, z3[3] = {0, 0, 0};
