@@ -8,14 +8,6 @@
 #include "dataset.h"
 #include "../loop/prompt.h"
 
-static cJSON *chat(const char *sys, const char *usr) {
-  cJSON *p = cJSON_CreateArray();
-  if (!p) return NULL;
-  cl1_dataset_msg(p, "system", sys);
-  cl1_dataset_msg(p, "user", usr);
-  return p;
-}
-
 static cJSON *rl_row(const cl1_dataset_rl_opts *o, const char *task, int idx, const char *sys,
                      const char *usr, const char *ids_json) {
   char pid[17];
@@ -27,7 +19,7 @@ static cJSON *rl_row(const cl1_dataset_rl_opts *o, const char *task, int idx, co
   }
   if (o->format == CL1_DATASET_VERL) {
     cJSON_AddStringToObject(j, "data_source", "cudal1");
-    cJSON_AddItemToObject(j, "prompt", chat(sys, usr));
+    cJSON_AddItemToObject(j, "prompt", cl1_prompt_messages(sys, usr));
     cJSON_AddStringToObject(j, "ability", o->device);
     cJSON *rm = cJSON_AddObjectToObject(j, "reward_model");
     cJSON_AddStringToObject(rm, "style", "rule");
@@ -38,7 +30,7 @@ static cJSON *rl_row(const cl1_dataset_rl_opts *o, const char *task, int idx, co
     cJSON_AddNumberToObject(x, "index", idx);
     cJSON_AddItemToObject(x, "exemplar_ids", ids);
   } else {
-    cJSON_AddItemToObject(j, "prompt", chat(sys, usr));
+    cJSON_AddItemToObject(j, "prompt", cl1_prompt_messages(sys, usr));
     cJSON_AddStringToObject(j, "task", task);
     cJSON_AddStringToObject(j, "prompt_id", pid);
     cJSON_AddItemToObject(j, "exemplar_ids", ids);

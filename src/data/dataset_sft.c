@@ -100,15 +100,13 @@ static int put_sft_row(const cl1_dataset_sft_opts *o, const row *r, const char *
     cJSON_Delete(j);
     return cl1_err_set(err, "out of memory");
   }
+  /* the prompt as the service and the RL rows give it; the reply after it or beside it */
+  cJSON *prompt = cl1_prompt_messages(sys, usr);
   if (o->format == CL1_DATASET_MESSAGES) {
-    cJSON *m = cJSON_AddArrayToObject(j, "messages");
-    cl1_dataset_msg(m, "system", sys);
-    cl1_dataset_msg(m, "user", usr);
-    cl1_dataset_msg(m, "assistant", reply);
+    cJSON_AddItemToObject(j, "messages", prompt);
+    cl1_dataset_msg(prompt, "assistant", reply);
   } else {
-    cJSON *p = cJSON_AddArrayToObject(j, "prompt");
-    cl1_dataset_msg(p, "system", sys);
-    cl1_dataset_msg(p, "user", usr);
+    cJSON_AddItemToObject(j, "prompt", prompt);
     cl1_dataset_msg(cJSON_AddArrayToObject(j, "completion"), "assistant", reply);
   }
   cJSON_AddStringToObject(j, "task", r->task);

@@ -78,5 +78,8 @@ int cl1_prompt_for_task(const cl1_prompt_req *r, char **system, char **user, cha
 /* A prompt's id: the first 16 hex digits of the SHA-256 of system and user (each with its NUL),
  * so the same prompt has the same id in a dataset, in the service and in the store. */
 void cl1_prompt_id(const char *system, const char *user, char out[17]);
+/* The prompt as a chat: [{"role":"system",...},{"role":"user",...}] (a cJSON array, the
+ * caller's; NULL out of memory), as datasets and the service hand prompts to trainers. */
+struct cJSON *cl1_prompt_messages(const char *system, const char *user);
 
 #endif

@@ -74,3 +74,19 @@ void cl1_prompt_id(const char *system, const char *user, char out[17]) {
   memcpy(out, hex, 16);
   out[16] = 0;
 }
+
+struct cJSON *cl1_prompt_messages(const char *system, const char *user) {
+  cJSON *a = cJSON_CreateArray();
+  const char *roles[2] = {"system", "user"}, *texts[2] = {system, user};
+  for (int i = 0; a && i < 2; i++) {
+    cJSON *m = cJSON_CreateObject();
+    if (!m || !cJSON_AddStringToObject(m, "role", roles[i]) ||
+        !cJSON_AddStringToObject(m, "content", texts[i])) {
+      cJSON_Delete(m);
+      cJSON_Delete(a);
+      return NULL;
+    }
+    cJSON_AddItemToArray(a, m);
+  }
+  return a;
+}

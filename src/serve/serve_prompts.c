@@ -25,18 +25,6 @@ static bool int_field(const cJSON *req, const char *key, long lo, long hi, long 
   return true;
 }
 
-static cJSON *chat(const char *system, const char *user) {
-  cJSON *a = cJSON_CreateArray();
-  const char *roles[2] = {"system", "user"}, *texts[2] = {system, user};
-  for (int i = 0; i < 2; i++) {
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "role", roles[i]);
-    cJSON_AddStringToObject(m, "content", texts[i]);
-    cJSON_AddItemToArray(a, m);
-  }
-  return a;
-}
-
 /* One task's n prompts appended to out; false with msg on a failure to build one. */
 static bool task_prompts(cl1_serve *svc, const cl1_serve_task *st, long n, long k, double tau,
                          long seed, cJSON *out, char *msg, size_t msg_n) {
@@ -63,7 +51,7 @@ static bool task_prompts(cl1_serve *svc, const cl1_serve_task *st, long n, long 
     cJSON_AddStringToObject(row, "task", st->id);
     cJSON_AddStringToObject(row, "prompt_id", pid);
     cJSON_AddNumberToObject(row, "index", (double)i);
-    cJSON_AddItemToObject(row, "messages", chat(sys, usr));
+    cJSON_AddItemToObject(row, "messages", cl1_prompt_messages(sys, usr));
     cJSON *ex = ids ? cJSON_Parse(ids) : NULL;
     cJSON_AddItemToObject(row, "exemplar_ids", ex ? ex : cJSON_CreateArray());
     cJSON_AddItemToArray(out, row);
