@@ -613,14 +613,14 @@ static void seed_samples(cl1_store *s, round_samples *r) {
   snprintf(r->exj, sizeof r->exj, "[%lld]", (long long)r->ex);
   const cl1_store_sample m[5] = {
       {r->rid, 0, "prompt", r->exj, "```cuda\nK0\n```", "thought", "stop", "generated", NULL,
-       "fast", "K0", 1.5},
+       "fast", "K0", 1.5, NULL, NULL},
       {r->rid, 1, "prompt", r->exj, "no fence", NULL, "stop", "no_code", "no code block", NULL,
-       NULL, 2.0},
+       NULL, 2.0, NULL, NULL},
       {r->rid, 2, "prompt", NULL, NULL, NULL, NULL, "gen_error", "HTTP 500 after 5 tries", NULL,
-       NULL, NAN},
+       NULL, NAN, NULL, NULL},
       {r->rid, 3, "prompt", r->exj, "```cuda\nK3\n```", NULL, "stop", "generated", NULL, NULL,
-       "K3", 1.0},
-      {r->rid, 4, "prompt", r->exj, "x", NULL, "length", "generated", NULL, NULL, NULL, 1.0},
+       "K3", 1.0, NULL, NULL},
+      {r->rid, 4, "prompt", r->exj, "x", NULL, "length", "generated", NULL, NULL, NULL, 1.0, NULL, NULL},
   };
   memcpy(r->m, m, sizeof m);
   for (int i = 0; i < 5; i++)

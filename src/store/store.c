@@ -71,8 +71,17 @@ static const char SCHEMA_V3[] =
     "CREATE INDEX evaluations_solution ON evaluations(solution_id);"
     "CREATE INDEX scores_evaluation ON scores(evaluation_id);";
 
+/* v4 (`cudal1 collect`): who gave each sample: collect's policy NAME and its model, or
+ * optimize's backend (openai|replay) and model; rows from before take their run's. */
+static const char SCHEMA_V4[] =
+    "ALTER TABLE samples ADD COLUMN policy TEXT;"
+    "ALTER TABLE samples ADD COLUMN model TEXT;"
+    "UPDATE samples SET policy = (SELECT policy FROM runs WHERE runs.id = samples.run_id),"
+    " model = (SELECT model FROM runs WHERE runs.id = samples.run_id);";
+
 /* Step N takes a file from version N - 1 to N; add a step, never edit one that has shipped. */
-static const cl1_store_step STEPS[] = {{1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3}};
+static const cl1_store_step STEPS[] = {
+    {1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3}, {4, SCHEMA_V4}};
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == CL1_STORE_SCHEMA_VERSION,
                "one migration step per schema version");
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "../base/err.h"
 
-#define CL1_STORE_SCHEMA_VERSION 3
+#define CL1_STORE_SCHEMA_VERSION 4
 
 typedef struct cl1_store cl1_store;
 
@@ -100,13 +100,15 @@ int cl1_store_eval_put(cl1_store *s, const cl1_store_eval *e, int64_t *eval_id, 
  * (0-based, unique in the round), prompt, status ('generated' once a completion is stored and
  * its code awaits evaluation; a parse status like 'no_code' / 'truncated'; 'gen_error').
  * exemplar_ids_json NULL stores '[]' (a JSON array of solution ids: they become the parents of
- * the sample's solution). Other strings may be NULL; gen_s NaN stores NULL. */
+ * the sample's solution). policy and model (schema v4): who gave it — collect's policy NAME, or
+ * optimize's backend. Other strings may be NULL; gen_s NaN stores NULL. */
 typedef struct {
   int64_t round_id;
   int idx;
   const char *prompt, *exemplar_ids_json, *completion, *reasoning, *finish_reason, *status,
       *error, *analysis, *code;
   double gen_s;
+  const char *policy, *model;
 } cl1_store_sample;
 
 int cl1_store_sample_add(cl1_store *s, const cl1_store_sample *smp, int64_t *sample_id,
@@ -160,6 +162,17 @@ typedef struct {
 int cl1_store_successes(cl1_store *s, const char *task_id, const char *backend,
                         const char *shapes, cl1_store_success **rows, int *n, cl1_err *err);
 void cl1_store_successes_free(cl1_store_success *rows, int n);
+
+/* What one policy's samples in a run came to (`cudal1 collect`'s report): samples asked for;
+ * of them generation errors (the server or the replay file gave no completion), replies with
+ * code, code never evaluated (the run stopped, or the evaluator could not judge it), evaluated;
+ * of those executable (pass, incorrect or hack:*: it compiled and ran to its outputs), correct
+ * (pass) and faster (pass with speedup > 1.0). */
+typedef struct {
+  int asked, gen_errors, with_code, unjudged, evaluated, executable, correct, faster;
+} cl1_store_tally;
+int cl1_store_policy_tally(cl1_store *s, int64_t run_id, const char *policy,
+                           cl1_store_tally *out, cl1_err *err);
 
 /* ---- scored items (schema v3: the reward service, `cudal1 serve`) ---------------------------- */
 

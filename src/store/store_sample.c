@@ -197,11 +197,12 @@ int cl1_store_sample_add(cl1_store *s, const cl1_store_sample *m, int64_t *sampl
   int rc = cl1_store_write(
       s, op, err,
       "INSERT INTO samples(run_id, round_id, task_id, idx, prompt, exemplar_ids, completion,"
-      " reasoning, finish_reason, status, error, analysis, code, gen_s, created_at)"
+      " reasoning, finish_reason, status, error, analysis, code, gen_s, policy, model, created_at)"
       " SELECT r.run_id, r.id, r.task_id, ?2, ?3, coalesce(?4, '[]'), ?5, ?6, ?7, ?8, ?9, ?10,"
-      " ?11, ?12, " CL1_STORE_NOW " FROM rounds r WHERE r.id = ?1",
-      "Iitttttttttr", m->round_id, m->idx, m->prompt, m->exemplar_ids_json, m->completion,
-      m->reasoning, m->finish_reason, m->status, m->error, m->analysis, m->code, m->gen_s);
+      " ?11, ?12, ?13, ?14, " CL1_STORE_NOW " FROM rounds r WHERE r.id = ?1",
+      "Iitttttttttrtt", m->round_id, m->idx, m->prompt, m->exemplar_ids_json, m->completion,
+      m->reasoning, m->finish_reason, m->status, m->error, m->analysis, m->code, m->gen_s,
+      m->policy, m->model);
   if (!rc && sqlite3_changes(s->db) == 0)
     rc = cl1_store_bad(s, err, op, "round %" PRId64 " is not in the store", m->round_id);
   if (!rc) id = sqlite3_last_insert_rowid(s->db);
@@ -474,4 +475,36 @@ int cl1_store_successes(cl1_store *s, const char *task_id, const char *backend,
   *rows = v;
   *n = k;
   return 0;
+}
+
+int cl1_store_policy_tally(cl1_store *s, int64_t run_id, const char *policy,
+                           cl1_store_tally *out, cl1_err *err) {
+  static const char op[] = "count a policy's samples";
+  memset(out, 0, sizeof *out);
+  if (!policy) return cl1_store_bad(s, err, op, "no policy name");
+  sqlite3_stmt *st;
+  cl1_store_lock(s);
+  /* total(): 0.0, not NULL, over no rows or a LEFT JOIN's missing evaluations */
+  int rc = cl1_store_query(
+      s, &st, op, err,
+      "SELECT count(*), total(sm.status = 'gen_error'), total(sm.code IS NOT NULL),"
+      " total(sm.code IS NOT NULL AND sm.status = 'generated'), total(e.id IS NOT NULL),"
+      " total(e.verdict IN ('pass', 'incorrect') OR e.verdict LIKE 'hack:%'),"
+      " total(e.verdict = 'pass'), total(e.verdict = 'pass' AND e.speedup > 1.0)"
+      " FROM samples sm LEFT JOIN evaluations e ON e.id = sm.evaluation_id"
+      " WHERE sm.run_id = ?1 AND sm.policy = ?2",
+      "It", run_id, policy);
+  if (!rc) {
+    int r = cl1_store_row(s, st, op, err);
+    assert(r != 0); /* an aggregate always has its row */
+    if (r < 0) rc = -1;
+    if (r == 1) {
+      int *f[] = {&out->asked,      &out->gen_errors, &out->with_code, &out->unjudged,
+                  &out->evaluated,  &out->executable, &out->correct,   &out->faster};
+      for (int i = 0; i < 8; i++) *f[i] = sqlite3_column_int(st, i);
+    }
+    sqlite3_finalize(st);
+  }
+  cl1_store_unlock(s);
+  return rc;
 }
