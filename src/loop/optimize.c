@@ -56,6 +56,8 @@ static void job_free(cl1_opt_job *j) {
 
 static bool stopping(cl1_opt_loop *L) { return g_stop || L->fatal; }
 
+bool cl1_opt_stopping(cl1_opt_loop *L) { return stopping(L); }
+
 /* First fatal error wins (rc: the exit status it means); everyone waiting is woken so the run
  * winds down. Caller holds mu. */
 static void set_fatal(cl1_opt_loop *L, const cl1_err *e, int rc) {
@@ -67,6 +69,12 @@ static void set_fatal(cl1_opt_loop *L, const cl1_err *e, int rc) {
   pthread_cond_broadcast(&L->cv);
 }
 
+void cl1_opt_fail(cl1_opt_loop *L, const cl1_err *e, int rc) {
+  pthread_mutex_lock(&L->mu);
+  set_fatal(L, e, rc);
+  pthread_mutex_unlock(&L->mu);
+}
+
 static void progress(cl1_opt_loop *L) {
   if (!L->o->progress) return;
   const cl1_optimize_stats *s = L->st;
@@ -75,12 +83,13 @@ static void progress(cl1_opt_loop *L) {
     if (L->best[t] > 0 && (best_t < 0 || L->best[t] > L->best[best_t])) best_t = t;
   int rounds_done = 0;
   for (int t = 0; t < L->o->n_tasks; t++) rounds_done += L->rounds_done[t];
-  char best[200] = "none yet";
+  char best[200] = "none yet", rounds[64] = "";
   if (best_t >= 0) snprintf(best, sizeof best, "%.2fx (%s)", L->best[best_t], L->o->tasks[best_t]);
-  fprintf(stderr, "%srun %lld | rounds %d/%d | samples %d, evaluated %d, passed %d | queue %d | best %s%s",
-          L->tty ? "\r\033[K" : "", (long long)L->run_id, rounds_done, L->o->n_tasks * L->o->rounds,
-          s->samples, s->evaluated, s->passed, L->compile_q.n + L->eval_q.n, best,
-          L->tty ? "" : "\n");
+  if (!L->producer) /* another command's producers have no rounds to count */
+    snprintf(rounds, sizeof rounds, " | rounds %d/%d", rounds_done, L->o->n_tasks * L->o->rounds);
+  fprintf(stderr, "%srun %lld%s | samples %d, evaluated %d, passed %d | queue %d | best %s%s",
+          L->tty ? "\r\033[K" : "", (long long)L->run_id, rounds, s->samples, s->evaluated,
+          s->passed, L->compile_q.n + L->eval_q.n, best, L->tty ? "" : "\n");
   fflush(stderr);
 }
 
@@ -132,9 +141,10 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
   }
   if (!strcmp(r->verdict, "infra_error")) {
     /* nothing the harness says after this is a judgement: stop, leave the sample for --resume */
+    char hint[64] = "";
+    if (!L->no_resume) snprintf(hint, sizeof hint, " (fix that, then --resume %lld)", (long long)L->run_id);
     cl1_err_set(err, "evaluating sample %lld of %s: the evaluator could not judge it (infra_error): "
-                "%s; the run stops here (fix that, then --resume %lld)", (long long)j->sample_id,
-                eo.task, r->message, (long long)L->run_id);
+                "%s; the run stops here%s", (long long)j->sample_id, eo.task, r->message, hint);
     free(r);
     return -1;
   }
@@ -166,7 +176,7 @@ static int eval_job(cl1_opt_loop *L, cl1_opt_job *j, bool *passed, double *speed
       .spread = r->speedup_ci_rel, .wall_s = r->t_total};
   int64_t sol = 0, ev = 0;
   int s = cl1_store_sample_record_eval(L->store, j->sample_id, o->device, j->code,
-                                       L->replay ? "replayed" : "generated", &e, &sol, &ev, err);
+                                       j->replayed ? "replayed" : "generated", &e, &sol, &ev, err);
   *passed = pass;
   *speedup = pass ? r->speedup : 0;
   L->st->eval_s += r->t_total;
@@ -245,7 +255,8 @@ static void *compile_thread(void *arg) {
 }
 
 /* Queues a stored 'generated' sample for evaluation. Caller holds mu. */
-static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *code, cl1_err *err) {
+static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *code, bool replayed,
+                   cl1_err *err) {
   cl1_opt_job *j = calloc(1, sizeof *j);
   if (!j || !(j->code = strdup(code))) {
     free(j);
@@ -253,6 +264,7 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
   }
   j->task = task;
   j->sample_id = sample_id;
+  j->replayed = replayed;
   snprintf(j->path, sizeof j->path, "%s/sample-%lld.%s", L->tmpdir, (long long)sample_id,
            L->backend == CL1_BACKEND_CUDA ? "cu" : "c");
   /* through the one writer: this closed the FILE a second time when fclose failed */
@@ -270,8 +282,8 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
 /* ---- one task's rounds ---------------------------------------------------------------------- */
 
 /* The prompt of round r: the task's passing solutions so far, k of them picked by bucket. */
-static int build_prompt(cl1_opt_loop *L, int t, int r, char **prompt_text, char **system,
-                        char **user, char **ids_json, cl1_err *err) {
+int cl1_opt_build_prompt(cl1_opt_loop *L, int t, int r, char **prompt_text, char **system,
+                         char **user, char **ids_json, cl1_err *err) {
   const cl1_optimize_opts *o = L->o;
   cl1_prompt_req req = {.in = {.task = L->task[t], .device = o->device, .shapes = o->shapes,
                                .template_path = o->template_path,
@@ -285,11 +297,12 @@ static int build_prompt(cl1_opt_loop *L, int t, int r, char **prompt_text, char 
   return 0;
 }
 
-/* Stores one completion as a sample (and queues its code). Caller does not hold mu. */
-static int take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, const char *prompt,
-                           const char *ids, const cl1_completion *c, cl1_err *err) {
+int cl1_opt_take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, const char *prompt,
+                            const char *ids, const cl1_completion *c, const cl1_opt_source *src,
+                            cl1_err *err) {
   cl1_store_sample s = {.round_id = round_id, .idx = idx, .prompt = prompt,
-                        .exemplar_ids_json = ids, .gen_s = c->latency_s};
+                        .exemplar_ids_json = ids, .gen_s = c->latency_s, .policy = src->policy,
+                        .model = src->model};
   cl1_parsed p;
   memset(&p, 0, sizeof p);
   int64_t id = 0;
@@ -322,7 +335,7 @@ static int take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, co
   pthread_mutex_lock(&L->mu);
   L->st->samples++;
   if (!ok) L->st->parse_failures++;
-  if (!rc && ok) rc = enqueue(L, t, id, p.code, err);
+  if (!rc && ok) rc = enqueue(L, t, id, p.code, src->replayed, err);
   progress(L);
   pthread_mutex_unlock(&L->mu);
   cl1_parsed_free(&p);
@@ -345,7 +358,7 @@ static int run_round(cl1_opt_loop *L, int t, int r, cl1_err *err) {
   if (need > 0 && !stopping(L)) {
     double t0 = cl1_now();
     char *prompt = NULL, *sys = NULL, *usr = NULL, *ids = NULL;
-    int rc = build_prompt(L, t, r, &prompt, &sys, &usr, &ids, err);
+    int rc = cl1_opt_build_prompt(L, t, r, &prompt, &sys, &usr, &ids, err);
     double t_prompt = cl1_now() - t0;
     cl1_completion *c = rc ? NULL : calloc((size_t)need, sizeof *c);
     if (!rc && !c) rc = cl1_err_set(err, "out of memory");
@@ -360,8 +373,9 @@ static int run_round(cl1_opt_loop *L, int t, int r, cl1_err *err) {
       if (!rc && cl1_policy_fatal(L->pol, err)) rc = -2;
     }
     t0 = cl1_now();
+    cl1_opt_source src = {o->policy.kind, o->policy.model, L->replay};
     for (int i = 0; !rc && i < need; i++)
-      rc = take_completion(L, t, rid, total + i, prompt, ids, &c[i], err);
+      rc = cl1_opt_take_completion(L, t, rid, total + i, prompt, ids, &c[i], &src, err);
     pthread_mutex_lock(&L->mu);
     L->overhead_gen += t_prompt + (cl1_now() - t0);
     pthread_mutex_unlock(&L->mu);
@@ -408,11 +422,15 @@ static void *task_thread(void *arg) {
       if (rc) break;
     }
   }
+  cl1_opt_producer_exit(L);
+  return NULL;
+}
+
+void cl1_opt_producer_exit(cl1_opt_loop *L) {
   pthread_mutex_lock(&L->mu);
   L->task_live--;
   pthread_cond_broadcast(&L->cv);
   pthread_mutex_unlock(&L->mu);
-  return NULL;
 }
 
 /* ---- the run -------------------------------------------------------------------------------- */
@@ -427,14 +445,14 @@ static int requeue_pending(cl1_opt_loop *L, cl1_err *err) {
   for (int i = 0; i < n && !rc; i++) {
     int t = cl1_opt_task_index(L->o, rows[i].task_id);
     if (t < 0) continue; /* a task no longer in the run's list */
-    rc = enqueue(L, t, rows[i].sample_id, rows[i].code, err);
+    rc = enqueue(L, t, rows[i].sample_id, rows[i].code, L->replay, err);
   }
   pthread_mutex_unlock(&L->mu);
   cl1_store_pending_free(rows, n);
   return rc;
 }
 
-static int run_pipeline(cl1_opt_loop *L, cl1_err *err) {
+int cl1_opt_pipeline(cl1_opt_loop *L, cl1_err *err) {
   const cl1_optimize_opts *o = L->o;
   int n_task_threads = o->parallel_tasks < o->n_tasks ? o->parallel_tasks : o->n_tasks;
   int n_compile = L->backend == CL1_BACKEND_CUDA ? o->compile_jobs : 0;
@@ -450,16 +468,19 @@ static int run_pipeline(cl1_opt_loop *L, cl1_err *err) {
   sigaddset(&block, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &block, &old);
   int nc = 0, nt = 0;
+  /* counted before they start: a producer with nothing to do may end before the count is set */
+  L->task_live = n_task_threads;
   bool ev_ok = !pthread_create(&ev, NULL, eval_thread, L);
   while (ev_ok && nc < n_compile && !pthread_create(&ct[nc], NULL, compile_thread, L)) nc++;
-  while (ev_ok && nt < n_task_threads && !pthread_create(&tt[nt], NULL, task_thread, L)) nt++;
+  void *(*producer)(void *) = L->producer ? L->producer : task_thread;
+  while (ev_ok && nt < n_task_threads && !pthread_create(&tt[nt], NULL, producer, L)) nt++;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (!ev_ok) return cl1_err_set(err, "cannot start a thread");
   /* Wait for the task threads; on Ctrl-C wake every waiter, and once the evaluation in progress
      is recorded do not wait for policy requests still on the wire (up to --timeout): their
      threads are left behind and the process ends (L->abandoned). */
   pthread_mutex_lock(&L->mu);
-  L->task_live = nt;
+  L->task_live -= n_task_threads - nt; /* those that did not start */
   while (L->task_live > 0 && !(stopping(L) && L->eval_done)) {
     if (stopping(L)) pthread_cond_broadcast(&L->cv);
     struct timespec ts;
@@ -507,7 +528,7 @@ int cl1_optimize_run(const cl1_optimize_opts *o, int64_t resume_run, cl1_optimiz
   int ret = cl1_opt_prepare(L, resume_run, err);
   if (!ret) {
     st->run_id = L->run_id;
-    ret = run_pipeline(L, err) ? (L->fatal_rc ? L->fatal_rc : 3) : 0;
+    ret = cl1_opt_pipeline(L, err) ? (L->fatal_rc ? L->fatal_rc : 3) : 0;
     st->interrupted = g_stop && !L->fatal;
     /* a run that got not one completion did nothing: say so rather than "done" */
     bool no_completion = !ret && !st->interrupted && st->samples > 0 && st->gen_errors == st->samples;

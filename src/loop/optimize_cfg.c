@@ -163,7 +163,7 @@ static int check_opts(const cl1_optimize_opts *o, cl1_err *err) {
   return 0;
 }
 
-static int load_tasks(cl1_opt_loop *L, cl1_err *err) {
+int cl1_opt_load_tasks(cl1_opt_loop *L, cl1_err *err) {
   for (int i = 0; i < L->o->n_tasks; i++) {
     char dir[4096];
     if (cl1_task_find(cl1_suite_root(), L->o->tasks[i], dir, sizeof dir, err) ||
@@ -213,7 +213,7 @@ int cl1_opt_prepare(cl1_opt_loop *L, int64_t resume_run, cl1_err *err) {
   if (L->backend == CL1_BACKEND_CUDA && cl1_proc_gpu_name(L->gpu, sizeof L->gpu, err)) return 3;
   if (cl1_policy_open(&o->policy, &L->pol, err)) return 2;
   if (cl1_store_open(o->db_path, &L->store, err)) return 3;
-  int rc = load_tasks(L, err);
+  int rc = cl1_opt_load_tasks(L, err);
   if (rc) return 2;
   /* an unreachable server or a refused key stops here, before a run is recorded */
   if ((rc = cl1_policy_check(L->pol, err))) return rc;
