@@ -168,6 +168,11 @@ static int load_resume(const char *db, const char *which, cl1_optimize_opts *o, 
   }
   cl1_store_run r = {0};
   if (!rc && cl1_store_run_get(s, id, &r, &err)) rc = 2;
+  if (!rc && !strcmp(r.policy, "collect")) {
+    snprintf(err.msg, sizeof err.msg, "run %lld is a collection (cudal1 collect), not an optimize "
+             "run", id);
+    rc = 2;
+  }
   if (!rc && cl1_optimize_config_parse(r.config, o, &err)) rc = 2;
   cl1_store_run_free(&r);
   cl1_store_close(s);

@@ -13,6 +13,8 @@ static const char usage[] =
     "commands:\n"
     "  optimize    the contrastive loop: an LLM writes faster kernels, cudal1 evaluates them\n"
     "              (store, rounds, exemplars, best solutions per task)\n"
+    "  collect     stage 1 of training: several LLMs answer every task's prompt N times; the\n"
+    "              replies are evaluated and recorded with the policy's name (for dataset sft)\n"
     "  baselines import   load PyTorch baseline times (tools/baselines.py) into the store\n"
     "  serve       the reward service training engines call (HTTP: score candidates, rewards)\n"
     "  report      the results table from the store (Markdown, HTML with SVG plots, JSON)\n"
@@ -88,6 +90,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "doctor")) return cl1_cmd_doctor(argc - 1, argv + 1);
   if (!strcmp(cmd, "serve")) return cl1_cmd_serve(argc - 1, argv + 1);
   if (!strcmp(cmd, "dataset")) return cl1_cmd_dataset(argc - 1, argv + 1);
+  if (!strcmp(cmd, "collect")) return cl1_cmd_collect(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown %s '%s' (see cudal1 --help)\n", cmd[0] == '-' ? "option" : "command", cmd);
   return 2;
 }
