@@ -120,11 +120,13 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
 # Every test and bench that evaluates starts worker processes: the worker program must exist.
 $(TESTS) $(GTESTS) $(BENCHES): | $(BUILD)/cudal1-worker
 # test_worker runs both programs by hand
-$(BUILD)/tests/test_worker: $(BUILD)/cudal1
+$(BUILD)/tests/test_worker $(BUILD)/tests/test_gpu_lock: $(BUILD)/cudal1
 # test_corpus runs bench/corpus (and, through it, the cudal1 binary) on host manifest lines
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 # test_optimize and test_report run the cudal1 binary
 $(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_review $(BUILD)/tests/test_baselines $(BUILD)/tests/test_dataset: $(BUILD)/cudal1
+# test_collect runs `cudal1 collect` and `cudal1 dataset sft`
+$(BUILD)/tests/test_collect: $(BUILD)/cudal1
 # test_serve runs `cudal1 serve` and talks HTTP to it
 $(BUILD)/tests/test_serve: $(BUILD)/cudal1
 # test_doctor runs `cudal1 doctor`

@@ -52,19 +52,26 @@ static cl1_wstatus call(fixture *f, int type, cJSON *m) {
   return s;
 }
 
+/* A host solution compiled into f->so. */
+static int compile_host(fixture *f, const char *src, cl1_err *err) {
+  char cache[300], ops[4096], inc[4096];
+  snprintf(cache, sizeof cache, "%s/cache", th_tmpdir());
+  cl1_compile_opts o = {.backend = CL1_BACKEND_HOST, .cache_dir = cache};
+  if (cl1_compile_find_dirs(&o, NULL, ops, sizeof ops, inc, sizeof inc, err)) return -1;
+  o.ops_dir = ops;
+  o.include_dir = inc;
+  cl1_compile_result res;
+  if (cl1_compile_source(src, strlen(src), &o, &res, err)) return -1;
+  snprintf(f->so, sizeof f->so, "%s", res.so_path);
+  return 0;
+}
+
 /* A worker started with the ReLU compiled and the region size known, not yet set up. */
 static int spawn_only(void **state) {
   fixture *f = calloc(1, sizeof *f);
   cl1_err err = {{0}};
-  char *tmp = th_tmpdir(), cache[300], ops[4096], inc[4096], exe[4096];
-  snprintf(cache, sizeof cache, "%s/cache", tmp);
-  cl1_compile_opts o = {.backend = CL1_BACKEND_HOST, .cache_dir = cache};
-  if (cl1_compile_find_dirs(&o, NULL, ops, sizeof ops, inc, sizeof inc, &err)) goto fail;
-  o.ops_dir = ops;
-  o.include_dir = inc;
-  cl1_compile_result res;
-  if (cl1_compile_source(k_relu, strlen(k_relu), &o, &res, &err)) goto fail;
-  snprintf(f->so, sizeof f->so, "%s", res.so_path);
+  char exe[4096];
+  if (compile_host(f, k_relu, &err)) goto fail;
   cl1_task *t;
   cl1_inst in;
   size_t offs[CL1_TASK_MAX_TENSORS];
@@ -73,7 +80,7 @@ static int spawn_only(void **state) {
   f->region_bytes = cl1_worker_layout(&in, offs);
   cl1_task_free(t);
   if (cl1_worker_exe(exe, sizeof exe, &err)) goto fail;
-  if (cl1_wproc_spawn(&f->w, exe, f->region_bytes, "ref", &err)) goto fail;
+  if (cl1_wproc_spawn(&f->w, exe, f->region_bytes, "ref", NULL, &err)) goto fail;
   *state = f;
   return 0;
 fail:
@@ -86,7 +93,9 @@ fail:
 static int spawn_set_up(void **state) {
   if (spawn_only(state)) return -1;
   fixture *f = *state;
-  if (call(f, CL1_MSG_SETUP, setup_request(f)) == CL1_W_OK) return 0;
+  if (call(f, CL1_MSG_SETUP, setup_request(f)) == CL1_W_OK &&
+      call(f, CL1_MSG_LOAD, cJSON_CreateObject()) == CL1_W_OK)
+    return 0;
   fprintf(stderr, "setup: %s\n", f->w.msg);
   cl1_wproc_close(&f->w);
   free(f);
@@ -123,18 +132,45 @@ static void test_fetch_refuses_a_region_past_the_mapping(void **state) {
   assert_int_equal(fetch(f, 0), CL1_W_OK);
 }
 
-/* Each request but SETUP, PING and QUIT needs a loaded solution: before one, a clear failure
- * (the request handlers then assert what setup established). */
+/* Each request but SETUP, LOAD, PING and QUIT needs a loaded solution: before one, a clear
+ * failure (the request handlers then assert what setup established). SETUP alone loads nothing:
+ * a judge sharing the GPU runs it beside other evaluations' timing, so no solution code may run
+ * in it (src/eval/gpu_lock.h). */
 static void test_requests_before_setup_fail_without_killing_the_worker(void **state) {
   fixture *f = *state;
   int types[] = {CL1_MSG_PARAMS, CL1_MSG_RUN, CL1_MSG_TIME_PREP, CL1_MSG_WARMUP, CL1_MSG_TRIAL,
                  CL1_MSG_FETCH};
-  for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
-    assert_int_equal(call(f, types[i], cJSON_CreateObject()), CL1_W_FAILED);
-    assert_non_null(strstr(f->w.msg, "before a successful setup"));
+  assert_int_equal(call(f, CL1_MSG_LOAD, cJSON_CreateObject()), CL1_W_FAILED);
+  assert_non_null(strstr(f->w.msg, "no successful setup"));
+  for (int step = 0; step < 2; step++) {  /* before SETUP, then after SETUP but before LOAD */
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+      assert_int_equal(call(f, types[i], cJSON_CreateObject()), CL1_W_FAILED);
+      assert_non_null(strstr(f->w.msg, "before a successful setup and load"));
+    }
+    if (!step) assert_int_equal(call(f, CL1_MSG_SETUP, setup_request(f)), CL1_W_OK);
   }
-  assert_int_equal(call(f, CL1_MSG_SETUP, setup_request(f)), CL1_W_OK);
+  assert_int_equal(call(f, CL1_MSG_LOAD, cJSON_CreateObject()), CL1_W_OK);
   assert_int_equal(fetch(f, 0), CL1_W_OK);
+  assert_int_equal(call(f, CL1_MSG_LOAD, cJSON_CreateObject()), CL1_W_FAILED);
+  assert_non_null(strstr(f->w.msg, "already loaded"));
+}
+
+/* The solution's code runs at LOAD, not SETUP: a constructor that writes a file in the worker's
+ * folder has not run after SETUP and has after LOAD. */
+static void test_setup_runs_no_solution_code(void **state) {
+  fixture *f = *state;
+  char mark[400], src[2048];
+  snprintf(mark, sizeof mark, "%s/ctor-ran", f->w.tmpdir);
+  snprintf(src, sizeof src,
+           "#include <stdio.h>\n%s"
+           "__attribute__((constructor)) static void mark(void) {\n"
+           "  FILE *m = fopen(\"%s\", \"w\");\n  if (m) fclose(m);\n}\n", k_relu, mark);
+  cl1_err err = {{0}};
+  if (compile_host(f, src, &err)) fail_msg("compile: %s", err.msg);
+  assert_int_equal(call(f, CL1_MSG_SETUP, setup_request(f)), CL1_W_OK);
+  assert_int_not_equal(access(mark, F_OK), 0);
+  assert_int_equal(call(f, CL1_MSG_LOAD, cJSON_CreateObject()), CL1_W_OK);
+  assert_int_equal(access(mark, F_OK), 0);
 }
 
 static void test_second_setup_is_refused(void **state) {
@@ -238,6 +274,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_requests_before_setup_fail_without_killing_the_worker,
                                       spawn_only, spawn_tear_down),
       cmocka_unit_test_setup_teardown(test_second_setup_is_refused, spawn_set_up, spawn_tear_down),
+      cmocka_unit_test_setup_teardown(test_setup_runs_no_solution_code, spawn_only,
+                                      spawn_tear_down),
       cmocka_unit_test_setup_teardown(test_timing_sets_out_of_range_are_refused, spawn_set_up,
                                       spawn_tear_down),
       cmocka_unit_test(test_worker_program_links_no_judge_libraries),

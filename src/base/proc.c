@@ -217,18 +217,30 @@ int cl1_proc_find_program(const char *env, const char *name, char *out, size_t n
   return cl1_err_set(err, "cannot find the program %s beside %s", name, exe);
 }
 
-int cl1_proc_gpu_name(char *out, size_t n, cl1_err *err) {
-  assert(out && n > 0);
-  out[0] = 0;
+int cl1_proc_gpu_names(char (*names)[128], int max, cl1_err *err) {
+  assert(names && max > 0);
   if (access("/proc/driver/nvidia/version", R_OK))
     return cl1_err_set(err, "--device cuda: no NVIDIA GPU on this machine (no driver in "
                             "/proc/driver/nvidia); use --device host");
-  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1", "r");
-  if (p) {
-    if (fgets(out, (int)n, p)) out[strcspn(out, "\r\n")] = 0;
-    else out[0] = 0;
-    pclose(p);
+  int n = 0;
+  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
+  if (!p) return 0;
+  char line[256];
+  while (fgets(line, sizeof line, p)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (n < max && line[0]) snprintf(names[n++], 128, "%.127s", line);
   }
+  pclose(p);
+  return n;
+}
+
+int cl1_proc_gpu_name(char *out, size_t n, cl1_err *err) {
+  assert(out && n > 0);
+  out[0] = 0;
+  char names[1][128];
+  int k = cl1_proc_gpu_names(names, 1, err);
+  if (k < 0) return -1;
+  if (k > 0) snprintf(out, n, "%s", names[0]);
   return 0;
 }
 

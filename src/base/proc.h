@@ -44,6 +44,9 @@ int cl1_proc_find_program(const char *env, const char *name, char *out, size_t n
  * store name the GPU an evaluation ran on). -1 (err says so) without the NVIDIA driver; an empty
  * name when nvidia-smi cannot tell. */
 int cl1_proc_gpu_name(char *out, size_t n, cl1_err *err);
+/* Every GPU's name, in nvidia-smi's order (its index i is names[i]); how many (at most max), 0
+ * when nvidia-smi cannot tell, -1 (err) without the driver. */
+int cl1_proc_gpu_names(char (*names)[128], int max, cl1_err *err);
 /* A folder shipped beside the binary (the suite, the prompts): $env when set, else
  * <exe dir>/../name resolved when it is a folder (an installed or build-tree binary), else name
  * relative to the working directory. Always writes out. */

@@ -22,7 +22,12 @@ static const char help_head[] =
     "                       $CUDAL1_SERVE_TOKEN)\n"
     "  --db PATH            the store (default ./cudal1.db); the reward's running statistics\n"
     "                       are kept beside it in PATH.reward-stats.json\n"
-    "  --workers N          concurrent evaluations on the host backend (default 1; CUDA: 1)\n"
+    "  --workers N          concurrent evaluations on the host backend (default 1)\n"
+    "  --gpus LIST          CUDA: the GPUs to judge on, e.g. 0,1,2,3 (nvidia-smi's indices, or\n"
+    "                       positions in $CUDA_VISIBLE_DEVICES when set; default: the first);\n"
+    "                       each GPU's workers see that GPU alone\n"
+    "  --overlap N          CUDA: evaluations in flight per GPU (default 3): their workers start\n"
+    "                       and verify while another times; timing holds the GPU alone\n"
     "  --compile-jobs N     compiles running ahead of the evaluations (default 2)\n"
     "  --max-queue N        items waiting before requests get 503 + Retry-After (default 4096)\n"
     "  --max-items N        items in one request (default 1024; at most --max-queue)\n"
@@ -40,7 +45,7 @@ static const char help_tail[] =
 
 typedef struct {
   cl1_serve_opts o;
-  bool token_given;
+  bool token_given, overlap_given;
 } serve_args;
 
 /* --reward-clip K: the floor and the hack penalty follow K, as in `cudal1 eval`. */
@@ -56,6 +61,7 @@ static int parse_number(cl1_serve_opts *o, const char *a, const char *v) {
   long long lo = 1, hi = 1 << 20;
   if (!strcmp(a, "--port")) field = &o->port, lo = 0, hi = 65535;
   else if (!strcmp(a, "--workers")) field = &o->workers, hi = 64;
+  else if (!strcmp(a, "--overlap")) field = &o->overlap, hi = 16;
   else if (!strcmp(a, "--compile-jobs")) field = &o->compile_jobs, hi = 64;
   else if (!strcmp(a, "--max-queue")) field = &o->max_queue;
   else if (!strcmp(a, "--max-items")) field = &o->max_items;
@@ -83,7 +89,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
       continue;
     }
     static const char *const takes_value[] = {"--bind", "--token", "--db", "--port", "--workers",
-        "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
+        "--overlap", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
         "--reward-clip"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
@@ -94,9 +100,17 @@ static int parse_args(int argc, char **argv, serve_args *s) {
       return 2;
     }
     if ((rc = parse_number(&s->o, a, next)) > 0) return rc;
+    if (!strcmp(a, "--overlap")) s->overlap_given = true;
     if (!strcmp(a, "--bind")) s->o.bind = next;
     else if (!strcmp(a, "--db")) s->o.db = next;
     else if (!strcmp(a, "--token")) s->o.token = next, s->token_given = true;
+    else if (!strcmp(a, "--gpus")) {
+      cl1_err e = {{0}};
+      if ((rc = cl1_serve_parse_gpus(&s->o, next, &e))) {
+        fprintf(stderr, "cudal1 serve: %s\n", e.msg);
+        return rc;
+      }
+    }
     i++;
   }
   cl1_cli_eval_opts_finish(&s->o.eval);
@@ -124,9 +138,15 @@ static int check_args(serve_args *s) {
                     "could never be queued\n", o->max_items, o->max_queue);
     return 2;
   }
-  if (o->eval.backend == CL1_BACKEND_CUDA && o->workers > 1) {
-    fprintf(stderr, "cudal1 serve: --workers %d: on CUDA one judge times the GPU (one GPU per "
-                    "judge; --gpus is not built yet)\n", o->workers);
+  bool cuda = o->eval.backend == CL1_BACKEND_CUDA;
+  if (cuda && o->workers > 1) {
+    fprintf(stderr, "cudal1 serve: --workers %d: on CUDA the evaluations in flight are --gpus x "
+                    "--overlap (timing holds each GPU alone)\n", o->workers);
+    return 2;
+  }
+  if (!cuda && (o->n_gpus > 0 || s->overlap_given)) {
+    fprintf(stderr, "cudal1 serve: --gpus and --overlap are for --device cuda; on the host, "
+                    "--workers sets the evaluations in flight\n");
     return 2;
   }
   return 0;

@@ -38,6 +38,9 @@ typedef struct {
   uint64_t seed;                 /* 0 = fresh random seeds */
   bool no_sandbox;               /* debugging only (cudal1 eval --no-sandbox) */
   const char *compile_cache;     /* NULL = default */
+  struct cl1_gpu_lock *gpu;      /* CUDA: the GPU this evaluation shares with others of this
+                                    process (gpu_lock.h; its workers see only that GPU); NULL:
+                                    the GPU is this evaluation's alone */
 } cl1_eval_opts;
 
 #define CL1_EVAL_MAX_FLAGS 8
@@ -82,6 +85,7 @@ typedef struct {
   char flags[CL1_EVAL_MAX_FLAGS][32];
   /* phase wall times (s) */
   double t_gate, t_compile, t_start, t_verify, t_time, t_total;
+  double t_gpu_wait;             /* waiting for a shared GPU to time on (eval_opts.gpu) */
   char cand_log[2048];           /* tail of the candidate's stdout/stderr */
 } cl1_eval_result;
 

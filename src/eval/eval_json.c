@@ -81,6 +81,7 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(ph, "start", r->t_start);
   cJSON_AddNumberToObject(ph, "verify", r->t_verify);
   cJSON_AddNumberToObject(ph, "time", r->t_time);
+  if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);
   cJSON_AddNumberToObject(ph, "total", r->t_total);
   if (r->cand_log[0]) cJSON_AddStringToObject(j, "candidate_log_tail", r->cand_log);
   return j;

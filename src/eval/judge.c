@@ -14,6 +14,7 @@
 #include "gate.h"
 #include "judge_int.h"
 #include "judge_proc.h"
+#include "gpu_lock.h"
 #include "../peaks/peaks.h"
 #include "../worker/proto.h"
 #include "reward.h"
@@ -181,8 +182,9 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   /* one region each way for the reference: verification outputs, then (verification done) the
      outputs of the timed trial before a re-verified candidate trial. Every region is pinned
      memory, which costs ~0.45 ms per MB to set up. */
-  if (cl1_wproc_spawn(&p->ref, exe, p->region_bytes, "ref", err) ||
-      cl1_wproc_spawn(&p->cand, exe, p->region_bytes * 2, "cand", err))
+  const char *gpu = p->o->gpu && p->o->gpu->visible[0] ? p->o->gpu->visible : NULL;
+  if (cl1_wproc_spawn(&p->ref, exe, p->region_bytes, "ref", gpu, err) ||
+      cl1_wproc_spawn(&p->cand, exe, p->region_bytes * 2, "cand", gpu, err))
     return -1;
   const cl1_eval_opts *o = p->o;
   size_t data = p->inst->in_bytes * CL1_WORKER_SLOTS + p->inst->par_bytes + p->inst->out_bytes;
@@ -229,18 +231,10 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   cJSON_Delete(rr);
   cl1_wstatus cs = cl1_wproc_wait(&p->cand, o->setup_timeout_s, &cr);
   if (cs != CL1_W_OK) {
-    if (cs == CL1_W_FAILED && strstr(p->cand.msg, "does not export cl1_forward")) {
-      cl1_judge_verdict(r, "rejected:abi", "%s", p->cand.msg);
-      return 1;
-    }
-    /* the worker failed before any of the candidate's code ran: the solution passed the gate,
-       so it fits the budget, and not mapping it is the machine's problem (issue 17) */
-    if (cs == CL1_W_FAILED && p->cand.harness_failed) {
-      cl1_judge_verdict(r, "infra_error", "the harness could not set up the candidate's worker "
-                        "(not the candidate's fault): %s", p->cand.msg);
-      return 1;
-    }
-    return cl1_judge_cand_failure(p, r, cs, "loading the candidate");
+    /* no solution code runs in SETUP (worker.c: LOAD maps it): its failure is the machine's */
+    cl1_judge_verdict(r, "infra_error", "the harness could not set up the candidate's worker "
+                      "(not the candidate's fault): %s", p->cand.msg);
+    return 1;
   }
   /* the RSS ceiling from what the harness itself holds (the flush buffer is touched later) */
   r->cand_vm_base = cl1_judge_num(cr, "vm_base", 0);
@@ -252,6 +246,47 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   p->cand_threads_entry = (int)cl1_judge_num(cr, "threads_entry", 0);
   cJSON_Delete(cr);
   return 0;
+}
+
+/* Maps both solutions (LOAD): from here on the candidate's code runs, so a shared GPU is held. */
+static int load_both(cl1_pass *p, cl1_eval_result *r) {
+  double timeout = p->o->setup_timeout_s;
+  cl1_wproc_send(&p->ref, CL1_MSG_LOAD, NULL);
+  cl1_wproc_send(&p->cand, CL1_MSG_LOAD, NULL);
+  cJSON *rr = NULL, *cr = NULL;
+  cl1_wstatus rs = cl1_wproc_wait(&p->ref, timeout, &rr);
+  cJSON_Delete(rr);
+  if (rs != CL1_W_OK) {
+    cl1_judge_ref_failure(p, r, "loading the reference");
+    return 1;
+  }
+  cl1_wstatus cs = cl1_wproc_wait(&p->cand, timeout, &cr);
+  cJSON_Delete(cr);
+  if (cs == CL1_W_OK) return 0;
+  if (cs == CL1_W_FAILED && strstr(p->cand.msg, "does not export cl1_forward")) {
+    cl1_judge_verdict(r, "rejected:abi", "%s", p->cand.msg);
+    return 1;
+  }
+  /* the solution passed the gate, so it fits the budget, and not mapping it is the machine's
+     problem (issue 17) */
+  if (cs == CL1_W_FAILED && p->cand.harness_failed) {
+    cl1_judge_verdict(r, "infra_error", "the harness could not set up the candidate's worker "
+                      "(not the candidate's fault): %s", p->cand.msg);
+    return 1;
+  }
+  return cl1_judge_cand_failure(p, r, cs, "loading the candidate");
+}
+
+/* A shared GPU taken for a phase, and given back: the candidate's process is stopped first, so
+ * none of its threads launches work on a GPU its evaluation no longer holds. */
+static void gpu_take(cl1_pass *p, cl1_gpu_mode m) {
+  if (p->o->gpu) cl1_gpu_lock_take(p->o->gpu, m);
+}
+
+static void gpu_give(cl1_pass *p, cl1_gpu_mode m) {
+  if (!p->o->gpu) return;
+  cl1_wproc_pause(&p->cand);
+  cl1_gpu_lock_give(p->o->gpu, m);
 }
 
 /* Compares the candidate's outputs in its region cregion with the reference's at ref_base;
@@ -326,7 +361,8 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when) {
 }
 
 static void close_pass(cl1_pass *p) {
-  cl1_wproc_quit(&p->cand);
+  if (p->o->gpu) cl1_wproc_kill(&p->cand); /* see cl1_wproc_kill */
+  else cl1_wproc_quit(&p->cand);
   cl1_wproc_quit(&p->ref);
   cl1_wproc_close(&p->cand);
   cl1_wproc_close(&p->ref);
@@ -338,15 +374,24 @@ static int run_pass(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   assert(p->o && p->task && p->inst && p->ref_so && p->cand_so);
   double t0 = cl1_now();
   int rc = start_workers(p, r, err);
+  if (rc) { r->t_start += cl1_now() - t0; close_pass(p); return rc; }
+  gpu_take(p, CL1_GPU_SHARED);
+  rc = load_both(p, r);
   r->t_start += cl1_now() - t0;
-  if (rc) { close_pass(p); return rc; }
-  t0 = cl1_now();
-  rc = cl1_judge_verify(p, r);
-  r->t_verify += cl1_now() - t0;
   if (!rc) {
+    t0 = cl1_now();
+    rc = cl1_judge_verify(p, r);
+    r->t_verify += cl1_now() - t0;
+  }
+  gpu_give(p, CL1_GPU_SHARED);
+  if (!rc) {
+    t0 = cl1_now();
+    gpu_take(p, CL1_GPU_EXCLUSIVE);
+    r->t_gpu_wait += cl1_now() - t0;
     t0 = cl1_now();
     rc = cl1_judge_timing(p, r);
     r->t_time += cl1_now() - t0;
+    gpu_give(p, CL1_GPU_EXCLUSIVE);
   }
   close_pass(p);
   return rc;

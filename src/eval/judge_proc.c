@@ -62,7 +62,8 @@ static int map_outputs(cl1_wproc *w, size_t shm_bytes, cl1_err *err) {
 /* The child's side of a spawn: the pipes, the shared memory and the log moved to the worker's
  * fixed descriptors (worker.h), everything else closed, then the worker program; a failure's
  * errno goes back through ex (close-on-exec). Never returns. */
-static _Noreturn void exec_child(const char *exe, int req, int rep, int shm, int logfd, int ex) {
+static _Noreturn void exec_child(const char *exe, char **envp, int req, int rep, int shm,
+                                 int logfd, int ex) {
   setpgid(0, 0);
   /* Move the pipe ends above the target numbers first so dup2 cannot clobber them. */
   int a = fcntl(req, F_DUPFD, 10), b = fcntl(rep, F_DUPFD, 10),
@@ -82,14 +83,43 @@ static _Noreturn void exec_child(const char *exe, int req, int rep, int shm, int
   dup2(c, CL1_WORKER_FD_SHM);
   for (int fd = CL1_WORKER_FD_SHM + 1; fd < 1024; fd++)
     if (fd != x) close(fd);
-  execl(exe, "cudal1-worker", (char *)NULL);
+  char *argv[] = {"cudal1-worker", NULL};
+  execve(exe, argv, envp);
   e = errno;
   if (write(x, &e, sizeof e) < 0) _exit(121);
   _exit(121);
 }
 
+/* The worker's environment: the judge's, with CUDA_VISIBLE_DEVICES=cuda_visible when given
+ * (and, when the judge itself has no CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER=PCI_BUS_ID: the
+ * index is then nvidia-smi's, which numbers GPUs in that order). Built before the fork: the
+ * judge may run several threads, and the child of a threaded process may only call
+ * async-signal-safe functions before its exec. vars holds the two strings. */
+static char **worker_env(const char *cuda_visible, char vars[2][128]) {
+  extern char **environ;
+  if (!cuda_visible) return environ;
+  const char *own = getenv("CUDA_VISIBLE_DEVICES");
+  bool pci = !own || !*own;
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 3, sizeof *env);
+  if (!env) return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "CUDA_VISIBLE_DEVICES=", 21) &&
+        (!pci || strncmp(environ[i], "CUDA_DEVICE_ORDER=", 18)))
+      env[k++] = environ[i];
+  snprintf(vars[0], 128, "CUDA_VISIBLE_DEVICES=%s", cuda_visible);
+  env[k++] = vars[0];
+  if (pci) {
+    snprintf(vars[1], 128, "CUDA_DEVICE_ORDER=PCI_BUS_ID");
+    env[k++] = vars[1];
+  }
+  return env;
+}
+
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
-                    cl1_err *err) {
+                    const char *cuda_visible, cl1_err *err) {
   memset(w, 0, sizeof *w);
   w->pid = -1;
   w->to_fd = w->from_fd = w->shm_fd = -1;
@@ -119,9 +149,14 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
      which no solution code ever holds, can say so. */
   int ex[2];
   if (pipe2(ex, O_CLOEXEC)) return cl1_err_set(err, "pipe: %s", strerror(errno));
+  char vars[2][128];
+  char **envp = worker_env(cuda_visible, vars);
+  if (!envp) return cl1_err_set(err, "out of memory");
   pid_t pid = fork();
+  if (pid == 0) exec_child(exe, envp, to[0], from[1], w->shm_fd, logfd, ex[1]);
+  extern char **environ;
+  if (envp != environ) free(envp);
   if (pid < 0) return cl1_err_set(err, "fork: %s", strerror(errno));
-  if (pid == 0) exec_child(exe, to[0], from[1], w->shm_fd, logfd, ex[1]);
   setpgid(pid, pid);
   close(to[0]);
   close(from[1]);
@@ -181,7 +216,19 @@ static void describe_death(cl1_wproc *w) {
   }
 }
 
+void cl1_wproc_pause(cl1_wproc *w) {
+  if (w->pid <= 0 || w->paused) return;
+  if (!kill(-w->pid, SIGSTOP)) w->paused = true;
+}
+
+void cl1_wproc_resume(cl1_wproc *w) {
+  if (!w->paused) return;
+  w->paused = false;
+  if (w->pid > 0) kill(-w->pid, SIGCONT);
+}
+
 cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req) {
+  cl1_wproc_resume(w);
   w->msg[0] = 0;
   w->harness_failed = false;
   if (w->pid <= 0) {
@@ -298,6 +345,11 @@ void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n) {
 void cl1_wproc_quit(cl1_wproc *w) {
   if (w->pid > 0 && w->last == CL1_W_OK && !w->quit_sent)
     w->quit_sent = cl1_wproc_send(w, CL1_MSG_QUIT, NULL) == CL1_W_OK;
+}
+
+void cl1_wproc_kill(cl1_wproc *w) {
+  kill_and_reap(w);
+  cl1_wproc_close(w);
 }
 
 void cl1_wproc_close(cl1_wproc *w) {

@@ -34,11 +34,18 @@ typedef struct {
   int sent_type;       /* the request in flight, and when it went (CUDAL1_TRACE) */
   double sent_at;
   bool quit_sent;      /* cl1_wproc_quit: close waits for the reply instead of asking */
+  bool paused;         /* stopped (SIGSTOP) between requests: cl1_wproc_pause */
 } cl1_wproc;
 
-/* Starts the worker program exe with a memfd of shm_bytes. */
+/* Starts the worker program exe with a memfd of shm_bytes; cuda_visible (NULL: inherited) is the
+ * CUDA_VISIBLE_DEVICES it runs under, the one GPU it may see. */
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
-                    cl1_err *err);
+                    const char *cuda_visible, cl1_err *err);
+/* Stops the worker's whole process group between requests, and lets it go on: a candidate's
+ * threads cannot launch GPU work while the judge does not hold the GPU for it (gpu_lock.h).
+ * Sending a request, quitting and closing resume a paused worker first. */
+void cl1_wproc_pause(cl1_wproc *w);
+void cl1_wproc_resume(cl1_wproc *w);
 /* Sends a request and waits for its reply (*reply owned by the caller, NULL unless OK). */
 cl1_wstatus cl1_wproc_call(cl1_wproc *w, int type, cJSON *req, double timeout_s, cJSON **reply);
 /* The two halves of a call, so requests to both workers can overlap (setup, say). */
@@ -51,6 +58,9 @@ bool cl1_trace_on(void);
 void cl1_wproc_quit(cl1_wproc *w);
 /* Kills (if alive) and reaps; removes the temp dir and unmaps memory. */
 void cl1_wproc_close(cl1_wproc *w);
+/* The same without asking it to quit first: none of its code runs again (a candidate's teardown
+ * and destructors would run GPU work while the judge no longer holds the GPU for it). */
+void cl1_wproc_kill(cl1_wproc *w);
 /* The last `n` bytes of the worker's stdout/stderr log. */
 void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n);
 /* The worker program, build/cudal1-worker, found beside the running binary ($CUDAL1_WORKER

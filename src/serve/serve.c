@@ -1,8 +1,10 @@
 /* serve.c — `cudal1 serve` started and stopped: the store and the reward statistics beside it,
- * the compile threads (compiles overlap evaluations) and the evaluation threads (one on CUDA:
- * timing is exclusive on the GPU), the queues between them, a batch's wait for its items, and
- * the drain on SIGINT/SIGTERM: stop accepting, finish every accepted item, close the store. */
+ * the compile threads (compiles overlap evaluations) and the evaluation threads (on CUDA,
+ * --overlap of them per GPU of --gpus, sharing that GPU through its gpu_lock: only timing holds
+ * it alone), the queues between them, a batch's wait for its items, and the drain on
+ * SIGINT/SIGTERM: stop accepting, finish every accepted item, close the store. */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -25,6 +27,7 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   o->db = "cudal1.db";
   cl1_eval_opts_default(&o->eval);
   o->workers = 1;
+  o->overlap = 3;
   o->compile_jobs = 2;
   o->max_queue = 4096;
   o->max_items = 1024;
@@ -38,6 +41,25 @@ bool cl1_serve_is_loopback(const char *bind) {
   if (inet_pton(AF_INET, bind, a) == 1) return a[0] == 127;
   if (inet_pton(AF_INET6, bind, a) == 1) return !strcmp(bind, "::1") || !memcmp(a, in6addr_loopback.s6_addr, 16);
   return false;
+}
+
+int cl1_serve_parse_gpus(cl1_serve_opts *o, const char *list, cl1_err *err) {
+  o->n_gpus = 0;
+  const char *p = list;
+  for (;;) {
+    char *end;
+    long g = strtol(p, &end, 10);
+    if (end == p || (*end && *end != ',') || g < 0 || g > 63)
+      return cl1_err_set(err, "--gpus %s: '%.*s' is not a GPU index (0..63)", list,
+                         (int)strcspn(p, ","), p), 2;
+    for (int i = 0; i < o->n_gpus; i++)
+      if (o->gpus[i] == g) return cl1_err_set(err, "--gpus %s: GPU %ld twice", list, g), 2;
+    if (o->n_gpus == CL1_SERVE_MAX_GPUS)
+      return cl1_err_set(err, "--gpus %s: more than %d GPUs", list, CL1_SERVE_MAX_GPUS), 2;
+    o->gpus[o->n_gpus++] = (int)g;
+    if (!*end) return 0;
+    p = end + 1;
+  }
 }
 
 /* ---- queues (caller holds mu) --------------------------------------------------------------- */
@@ -67,6 +89,52 @@ static void q_remove(cl1_serve_item **head, cl1_serve_item **tail, cl1_serve_ite
     if (*tail == p) *tail = prev;
     p->next = NULL;
     return;
+  }
+}
+
+/* ---- identical items in flight (caller holds mu) ----------------------------------------------- */
+
+/* Queued, compiling or evaluating (its own evaluation, not a follower's wait). */
+static bool in_flight(const cl1_serve_item *x) {
+  return x->batch && x->state != CL1_ITEM_DONE && x->state != CL1_ITEM_FOLLOWING;
+}
+
+/* An item in flight with the same task and code: its evaluation will answer it too (a GRPO group
+ * often holds the same reply several times; a retry may come while the first is in flight). */
+static cl1_serve_item *find_leader(cl1_serve *svc, const cl1_serve_item *it) {
+  for (cl1_serve_batch *b = svc->active; b; b = b->next_active)
+    for (int i = 0; i < b->n; i++) {
+      cl1_serve_item *x = &b->items[i];
+      if (x != it && in_flight(x) && !strcmp(x->task->id, it->task->id) &&
+          !strcmp(x->code, it->code))
+        return x;
+    }
+  return NULL;
+}
+
+static void follow(cl1_serve_item *it, cl1_serve_item *leader) {
+  it->state = CL1_ITEM_FOLLOWING;
+  it->leader = leader;
+  it->next_follower = leader->followers;
+  leader->followers = it;
+}
+
+static void unfollow(cl1_serve_item *it) {
+  cl1_serve_item **p = &it->leader->followers;
+  while (*p && *p != it) p = &(*p)->next_follower;
+  assert(*p == it);
+  *p = it->next_follower;
+  it->leader = it->next_follower = NULL;
+}
+
+/* A leader that will not be evaluated (its deadline passed): its followers queue on their own. */
+static void release_followers(cl1_serve *svc, cl1_serve_item *leader) {
+  while (leader->followers) {
+    cl1_serve_item *f = leader->followers;
+    unfollow(f);
+    f->state = CL1_ITEM_Q_COMPILE;
+    svc->queued++;
+    q_push(&svc->cq_head, &svc->cq_tail, f);
   }
 }
 
@@ -101,6 +169,7 @@ static void *compile_thread(void *arg) {
     svc->compiling--;
     if (it->cancel) {  /* its request's deadline passed meanwhile (expire) */
       svc->queued--;
+      release_followers(svc, it);
       pthread_mutex_unlock(&svc->mu);
       cl1_serve_infra(svc, it, "deadline_s passed before it was evaluated");
       pthread_mutex_lock(&svc->mu);
@@ -116,8 +185,31 @@ static void *compile_thread(void *arg) {
   return NULL;
 }
 
+/* An evaluation thread and the GPU it evaluates on (NULL on the host). */
+typedef struct {
+  cl1_serve *svc;
+  cl1_gpu_lock *gpu;
+} eval_lane;
+
+/* Followers of an evaluated leader: the store's answer (recorded for each, with its own meta), as
+ * a retry would get it; after an infra_error (never stored), the same infra_error. Outside mu. */
+static void answer_followers(cl1_serve *svc, cl1_serve_item *fs, bool stored) {
+  while (fs) {
+    cl1_serve_item *f = fs;
+    fs = f->next_follower;
+    f->next_follower = NULL;
+    if (!stored || !cl1_serve_from_store(svc, f))
+      cl1_serve_infra(svc, f, "the same code in flight beside it was not evaluated "
+                              "(infrastructure); retry it");
+    pthread_mutex_lock(&svc->mu);
+    item_done(svc, f);
+    pthread_mutex_unlock(&svc->mu);
+  }
+}
+
 static void *eval_thread(void *arg) {
-  cl1_serve *svc = arg;
+  eval_lane *lane = arg;
+  cl1_serve *svc = lane->svc;
   pthread_mutex_lock(&svc->mu);
   for (;;) {
     while (!svc->eq_head && !svc->shutdown) pthread_cond_wait(&svc->cv, &svc->mu);
@@ -128,15 +220,22 @@ static void *eval_thread(void *arg) {
     svc->evaluating++;
     pthread_mutex_unlock(&svc->mu);
     double t0 = cl1_now();
-    cl1_serve_evaluate(svc, it);
+    cl1_serve_evaluate(svc, it, lane->gpu);
     double dt = cl1_now() - t0;
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(it->result, "status");
     pthread_mutex_lock(&svc->mu);
     svc->evaluating--;
     svc->evaluations++;
     svc->eval_seconds += dt;
-    if (cJSON_IsString(st) && strcmp(st->valuestring, "ok")) svc->infra_errors++;
+    bool ok = cJSON_IsString(st) && !strcmp(st->valuestring, "ok");
+    if (!ok) svc->infra_errors++;
+    cl1_serve_item *fs = it->followers;
+    for (cl1_serve_item *f = fs; f; f = f->next_follower) f->leader = NULL;
+    it->followers = NULL;
     item_done(svc, it);
+    pthread_mutex_unlock(&svc->mu);
+    answer_followers(svc, fs, ok);  /* it->result may be gone: its request answered */
+    pthread_mutex_lock(&svc->mu);
   }
   pthread_mutex_unlock(&svc->mu);
   return NULL;
@@ -159,7 +258,8 @@ void cl1_serve_batch_free(cl1_serve_batch *b) {
 /* Seconds until the queue has room, roughly: what is queued at the mean evaluation time. */
 static int retry_after(const cl1_serve *svc) {
   double mean = svc->evaluations ? svc->eval_seconds / (double)svc->evaluations : 1.0;
-  double s = ceil(mean * (double)svc->queued / (double)(svc->o->workers > 0 ? svc->o->workers : 1));
+  int lanes = svc->o->eval.backend == CL1_BACKEND_CUDA ? svc->n_gpu : svc->o->workers;
+  double s = ceil(mean * (double)svc->queued / (double)(lanes > 0 ? lanes : 1));
   return s < 1 ? 1 : s > 600 ? 600 : (int)s;
 }
 
@@ -169,10 +269,21 @@ static void expire(cl1_serve *svc, cl1_serve_batch *b) {
   for (int i = 0; i < b->n; i++) {
     cl1_serve_item *it = &b->items[i];
     if (it->state == CL1_ITEM_COMPILING) it->cancel = true;
+    if (it->state == CL1_ITEM_FOLLOWING && it->leader) {
+      unfollow(it);
+      it->state = CL1_ITEM_EVALUATING;  /* out of every list while its answer is written */
+      pthread_mutex_unlock(&svc->mu);
+      cl1_serve_infra(svc, it, "deadline_s passed before it was evaluated");
+      pthread_mutex_lock(&svc->mu);
+      svc->infra_errors++;
+      item_done(svc, it);
+      continue;
+    }
     if (it->state != CL1_ITEM_Q_COMPILE && it->state != CL1_ITEM_Q_EVAL) continue;
     if (it->state == CL1_ITEM_Q_COMPILE) q_remove(&svc->cq_head, &svc->cq_tail, it);
     else q_remove(&svc->eq_head, &svc->eq_tail, it);
     svc->queued--;
+    release_followers(svc, it);
     it->state = CL1_ITEM_EVALUATING;  /* out of every queue while its answer is written */
     pthread_mutex_unlock(&svc->mu);
     cl1_serve_infra(svc, it, "deadline_s passed before it was evaluated");
@@ -214,16 +325,27 @@ int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, i
   svc->items += b->n;
   svc->active_requests++;
   b->pending = need;
+  b->next_active = svc->active;
+  svc->active = b;
   for (int i = 0; i < b->n; i++) {
     cl1_serve_item *it = &b->items[i];
     if (it->cached) svc->cache_hits++;
     if (it->state != CL1_ITEM_Q_COMPILE) continue;
+    cl1_serve_item *leader = it->fresh ? NULL : find_leader(svc, it);
     it->batch = b;
+    if (leader) {
+      follow(it, leader);
+      svc->followed++;
+      continue;
+    }
     svc->queued++;
     q_push(&svc->cq_head, &svc->cq_tail, it);
   }
   pthread_cond_broadcast(&svc->cv);
   wait_batch(svc, b, deadline_s);
+  cl1_serve_batch **p = &svc->active;
+  while (*p != b) p = &(*p)->next_active;
+  *p = b->next_active;
   pthread_mutex_unlock(&svc->mu);
   return 200;
 }
@@ -246,13 +368,28 @@ cJSON *cl1_serve_stats(cl1_serve *svc) {
   cJSON_AddNumberToObject(s, "items", (double)svc->items);
   cJSON_AddNumberToObject(s, "evaluations", (double)svc->evaluations);
   cJSON_AddNumberToObject(s, "cache_hits", (double)svc->cache_hits);
+  cJSON_AddNumberToObject(s, "followed", (double)svc->followed);
   cJSON_AddNumberToObject(s, "infra_errors", (double)svc->infra_errors);
   cJSON_AddNumberToObject(s, "rejected", (double)svc->rejected);
   cJSON_AddNumberToObject(s, "evaluations_per_s", up > 0 ? (double)svc->evaluations / up : 0);
   cJSON_AddNumberToObject(s, "mean_eval_s",
                           svc->evaluations ? svc->eval_seconds / (double)svc->evaluations : 0);
-  cJSON_AddNumberToObject(s, "workers", svc->o->workers);
+  cJSON_AddNumberToObject(s, "workers", svc->o->eval.backend == CL1_BACKEND_CUDA
+                                         ? svc->n_gpu * svc->o->overlap : svc->o->workers);
   cJSON_AddNumberToObject(s, "uptime_s", up);
+  /* per GPU: the share of the service's life it was held (loading, verifying, timing) and timed */
+  cJSON *gs = cJSON_AddArrayToObject(s, "gpus");
+  for (int i = 0; i < svc->n_gpu; i++) {
+    double held, timed;
+    long timings;
+    cl1_gpu_lock_usage(&svc->gpu[i], &held, &timed, &timings);
+    cJSON *g = cJSON_CreateObject();
+    cJSON_AddNumberToObject(g, "index", svc->gpu[i].index);
+    cJSON_AddNumberToObject(g, "busy_share", up > 0 ? held / up : 0);
+    cJSON_AddNumberToObject(g, "timing_share", up > 0 ? timed / up : 0);
+    cJSON_AddNumberToObject(g, "timings", (double)timings);
+    cJSON_AddItemToArray(gs, g);
+  }
   cJSON_AddStringToObject(s, "backend", cl1_backend_name(svc->o->eval.backend));
   cJSON_AddStringToObject(s, "shapes", cl1_shapes_name(svc->o->eval.shapes));
   pthread_mutex_unlock(&svc->mu);
@@ -286,6 +423,58 @@ static void signals_wait(void) {
   while (read(g_sigpipe[0], &c, 1) < 0 && errno == EINTR) {}
 }
 
+/* The entry i of a comma-separated list into out; false when the list is shorter. */
+static bool list_entry(const char *list, int i, char *out, size_t n) {
+  const char *p = list;
+  for (; i > 0; i--) {
+    p = strchr(p, ',');
+    if (!p) return false;
+    p++;
+  }
+  size_t len = strcspn(p, ",");
+  if (!len) return false;
+  snprintf(out, n, "%.*s", (int)len, p);
+  return true;
+}
+
+/* --gpus checked against the machine, a lock for each, and the GPUs' one name (the protocol's:
+ * a service times one kind of GPU). Indices are nvidia-smi's, or positions in the service's own
+ * $CUDA_VISIBLE_DEVICES when it has one; each GPU's workers see that GPU alone. 2 or 3 (err). */
+static int open_gpus(cl1_serve *svc, cl1_err *err) {
+  const cl1_serve_opts *o = svc->o;
+  char names[64][128];
+  int n = cl1_proc_gpu_names(names, 64, err);
+  if (n < 0) return 3;
+  const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+  snprintf(svc->device, sizeof svc->device, "%s", n > 0 ? names[0] : "cuda");
+  if (o->n_gpus == 0) {  /* no --gpus: the first GPU the service's environment shows */
+    cl1_gpu_lock_init(&svc->gpu[0], 0, NULL);
+    svc->n_gpu = 1;
+    return 0;
+  }
+  for (int i = 0; i < o->n_gpus; i++) {
+    int g = o->gpus[i];
+    char v[64];
+    if (vis && *vis) {
+      if (!list_entry(vis, g, v, sizeof v))
+        return cl1_err_set(err, "--gpus: GPU %d is not in CUDA_VISIBLE_DEVICES=%s", g, vis), 2;
+    } else {
+      if (n > 0 && g >= n)
+        return cl1_err_set(err, "--gpus: GPU %d: this machine has %d GPU%s (0..%d)", g, n,
+                           n == 1 ? "" : "s", n - 1), 2;
+      if (n > 0 && strcmp(names[g], names[o->gpus[0]]))
+        return cl1_err_set(err, "--gpus: GPU %d is a %s, GPU %d a %s: a service times one kind "
+                           "of GPU (start one per kind)", o->gpus[0], names[o->gpus[0]], g,
+                           names[g]), 2;
+      if (n > 0) snprintf(svc->device, sizeof svc->device, "%s", names[g]);
+      snprintf(v, sizeof v, "%d", g);
+    }
+    cl1_gpu_lock_init(&svc->gpu[i], g, v);
+  }
+  svc->n_gpu = o->n_gpus;
+  return 0;
+}
+
 static int open_state(cl1_serve *svc, cl1_err *err) {
   if (cl1_store_open(svc->o->db, &svc->store, err)) return 3;
   snprintf(svc->stats_path, sizeof svc->stats_path, "%s.reward-stats.json", svc->o->db);
@@ -298,8 +487,8 @@ static int open_state(cl1_serve *svc, cl1_err *err) {
   }
   /* the GPU's name is part of the protocol: evaluations on another GPU are not this one's */
   if (svc->o->eval.backend == CL1_BACKEND_CUDA) {
-    if (cl1_proc_gpu_name(svc->device, sizeof svc->device, err)) return 3;
-    if (!svc->device[0]) snprintf(svc->device, sizeof svc->device, "cuda");
+    int rc = open_gpus(svc, err);
+    if (rc) return rc;
   } else {
     snprintf(svc->device, sizeof svc->device, "host");
   }
@@ -313,6 +502,7 @@ static int rm_entry(const char *p, const struct stat *sb, int type, struct FTW *
 }
 
 static void close_state(cl1_serve *svc) {
+  for (int i = 0; i < svc->n_gpu; i++) cl1_gpu_lock_destroy(&svc->gpu[i]);
   cl1_store_close(svc->store);
   if (svc->tmpdir[0]) nftw(svc->tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
   cl1_serve_tasks_free(svc);
@@ -333,13 +523,16 @@ static void drain(cl1_serve *svc, struct MHD_Daemon *d) {
 }
 
 /* The threads of the pipeline; how many started (the caller joins them). */
-static int start_threads(cl1_serve *svc, pthread_t *th, int max) {
-  int n = 0;
+static int start_threads(cl1_serve *svc, pthread_t *th, eval_lane *lanes, int max) {
+  int n = 0, l = 0;
   for (int i = 0; i < svc->o->compile_jobs && n < max; i++)
     if (!pthread_create(&th[n], NULL, compile_thread, svc)) n++;
-  int evals = svc->o->eval.backend == CL1_BACKEND_CUDA ? 1 : svc->o->workers;
-  for (int i = 0; i < evals && n < max; i++)
-    if (!pthread_create(&th[n], NULL, eval_thread, svc)) n++;
+  bool cuda = svc->o->eval.backend == CL1_BACKEND_CUDA;
+  int evals = cuda ? svc->n_gpu * svc->o->overlap : svc->o->workers;
+  for (int i = 0; i < evals && n < max; i++) {
+    lanes[l] = (eval_lane){svc, cuda ? &svc->gpu[i % svc->n_gpu] : NULL};
+    if (!pthread_create(&th[n], NULL, eval_thread, &lanes[l])) n++, l++;
+  }
   return n;
 }
 
@@ -350,7 +543,8 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_mutex_init(&svc.task_mu, NULL);
   int rc = signals_install(err) ? 3 : open_state(&svc, err);
   pthread_t th[256];
-  int n_th = rc ? 0 : start_threads(&svc, th, 256);
+  eval_lane lanes[256];
+  int n_th = rc ? 0 : start_threads(&svc, th, lanes, 256);
   int port = 0;
   struct MHD_Daemon *d = rc ? NULL : cl1_serve_http_start(&svc, &port, err);
   if (!rc && !d) rc = 3;

@@ -14,6 +14,7 @@
 #include "../base/err.h"
 
 #define CL1_SERVE_DEFAULT_PORT 8421
+#define CL1_SERVE_MAX_GPUS 16
 
 typedef struct {
   const char *bind;          /* a numeric IPv4/IPv6 address or "localhost"; default 127.0.0.1 */
@@ -21,7 +22,9 @@ typedef struct {
   const char *token;         /* bearer token every endpoint but /healthz needs; NULL: none */
   const char *db;            /* the store; the reward statistics live in DB.reward-stats.json */
   cl1_eval_opts eval;        /* backend, shapes, timing protocol, reward configuration */
-  int workers;               /* concurrent evaluations (host); 1 on CUDA (one judge, one GPU) */
+  int workers;               /* concurrent evaluations (host) */
+  int gpus[CL1_SERVE_MAX_GPUS], n_gpus;  /* CUDA: the GPUs judged on (default: GPU 0) */
+  int overlap;               /* CUDA: evaluations in flight per GPU, timing one at a time */
   int compile_jobs;          /* compiles running ahead of the evaluations */
   int max_queue;             /* items waiting (not yet evaluating) before 503 */
   int max_items;             /* items of one request */
@@ -30,6 +33,10 @@ typedef struct {
 } cl1_serve_opts;
 
 void cl1_serve_opts_default(cl1_serve_opts *o);
+
+/* --gpus LIST: comma-separated GPU indices (0..63, no repeats, at most CL1_SERVE_MAX_GPUS) into
+ * o->gpus; 0, or 2 with the message in err naming the entry. */
+int cl1_serve_parse_gpus(cl1_serve_opts *o, const char *list, cl1_err *err);
 
 /* Whether bind names this machine's loopback (127.0.0.0/8, ::1, "localhost"); false for
  * anything else, including text that is no address. */

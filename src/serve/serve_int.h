@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <cjson/cJSON.h>
 #include "serve.h"
+#include "../eval/gpu_lock.h"
 #include "../store/store.h"
 
 /* A task the service has resolved once (a suite task; never a path a client names). */
@@ -20,7 +21,8 @@ typedef enum {
   CL1_ITEM_Q_COMPILE,
   CL1_ITEM_COMPILING,
   CL1_ITEM_Q_EVAL,
-  CL1_ITEM_EVALUATING
+  CL1_ITEM_EVALUATING,
+  CL1_ITEM_FOLLOWING         /* the same code of the same task is in flight: its answer is ours */
 } cl1_serve_state;
 
 struct cl1_serve_batch;
@@ -41,11 +43,15 @@ typedef struct cl1_serve_item {
   /* the answer (serve_score.c): without id and "cached" */
   cJSON *result;
   bool cached;
+  /* identical items in flight (under the service's mu): a follower waits for its leader's
+     evaluation instead of running its own */
+  struct cl1_serve_item *leader, *followers, *next_follower;
 } cl1_serve_item;
 
 typedef struct cl1_serve_batch {
   int n, pending;            /* pending: items not done (under the service's mu) */
   cl1_serve_item *items;
+  struct cl1_serve_batch *next_active;  /* the service's batches with items in flight */
 } cl1_serve_batch;
 
 typedef struct cl1_serve {
@@ -56,6 +62,8 @@ typedef struct cl1_serve {
   char device[128];          /* "host", or the GPU's name */
   char *protocol;            /* the evaluation protocol as canonical JSON: part of the cache key */
   double started;
+  cl1_gpu_lock gpu[CL1_SERVE_MAX_GPUS];  /* CUDA: one per --gpus entry */
+  int n_gpu;
   /* under mu */
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -63,11 +71,12 @@ typedef struct cl1_serve {
   int queued, compiling, evaluating, active_requests;
   bool stopping, shutdown;
   long seq;                  /* names items' files */
-  long requests, items, evaluations, cache_hits, infra_errors, rejected;
+  cl1_serve_batch *active;   /* batches with items in flight: where a leader is looked for */
+  long requests, items, evaluations, cache_hits, infra_errors, rejected, followed;
   double eval_seconds;
   /* under task_mu */
   pthread_mutex_t task_mu;
-  cl1_serve_task *tasks;
+  cl1_serve_task **tasks;
   int n_tasks, cap_tasks;
 } cl1_serve;
 
@@ -93,8 +102,11 @@ char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device);
  * answer (unless fresh), and the code written to a file for those that need an evaluation.
  * Leaves item->state DONE with item->result, or Q_COMPILE with item->path. */
 void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it);
+/* The store's answer for the item's code under this protocol, recorded for it; false when the
+ * store has none. */
+bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it);
 /* Evaluates a compiled item and records it; sets item->result. */
-void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it);
+void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it, cl1_gpu_lock *gpu);
 /* serve_prompts.c: POST /v1/prompts {"tasks":[...], "n", "exemplars", "tau", "seed"} ->
  * {"prompts":[{"task","prompt_id","index","messages":[system,user],"exemplar_ids"}]}, n per task,
  * exemplars from the store as `cudal1 optimize` and `cudal1 dataset rl` draw them. NULL with

@@ -23,6 +23,14 @@ static bool plain_name(const char *s) {
   return true;
 }
 
+static void task_free(cl1_serve_task *t) {
+  if (!t) return;
+  free(t->key), free(t->id), free(t->dir), free(t->name);
+  free(t);
+}
+
+/* Each task on its own: items in flight hold pointers to them while the table grows (a table of
+ * structs moved them at its 65th task, under every item in flight). */
 static const cl1_serve_task *task_add(cl1_serve *svc, const char *key, const cl1_task_ref *ref) {
   if (svc->n_tasks == svc->cap_tasks) {
     int cap = svc->cap_tasks ? 2 * svc->cap_tasks : 64;
@@ -30,15 +38,16 @@ static const cl1_serve_task *task_add(cl1_serve *svc, const char *key, const cl1
     if (!g) return NULL;
     svc->tasks = g, svc->cap_tasks = cap;
   }
-  cl1_serve_task *t = &svc->tasks[svc->n_tasks];
+  cl1_serve_task *t = malloc(sizeof *t);
+  if (!t) return NULL;
   *t = (cl1_serve_task){.key = strdup(key), .id = strdup(ref->task->id), .dir = strdup(ref->dir),
                         .name = strdup(ref->task->name), .level = ref->task->level,
                         .degenerate = ref->task->degenerate != NULL};
   if (!t->key || !t->id || !t->dir || !t->name) {
-    free(t->key), free(t->id), free(t->dir), free(t->name);
+    task_free(t);
     return NULL;
   }
-  svc->n_tasks++;
+  svc->tasks[svc->n_tasks++] = t;
   return t;
 }
 
@@ -71,17 +80,14 @@ const cl1_serve_task *cl1_serve_task_get(cl1_serve *svc, const char *name, char 
   pthread_mutex_lock(&svc->task_mu);
   const cl1_serve_task *t = NULL;
   for (int i = 0; i < svc->n_tasks && !t; i++)
-    if (!strcmp(svc->tasks[i].key, name)) t = &svc->tasks[i];
+    if (!strcmp(svc->tasks[i]->key, name)) t = svc->tasks[i];
   if (!t) t = task_new(svc, name, msg, n);
   pthread_mutex_unlock(&svc->task_mu);
   return t;
 }
 
 void cl1_serve_tasks_free(cl1_serve *svc) {
-  for (int i = 0; i < svc->n_tasks; i++) {
-    cl1_serve_task *t = &svc->tasks[i];
-    free(t->key), free(t->id), free(t->dir), free(t->name);
-  }
+  for (int i = 0; i < svc->n_tasks; i++) task_free(svc->tasks[i]);
   free(svc->tasks);
   svc->tasks = NULL;
   svc->n_tasks = svc->cap_tasks = 0;
@@ -203,8 +209,7 @@ static bool take_code(cl1_serve *svc, cl1_serve_item *it) {
   return have;
 }
 
-/* An earlier answer for this code under this protocol; true when it->result is that. */
-static bool from_store(cl1_serve *svc, cl1_serve_item *it) {
+bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it) {
   int64_t sol, ev;
   char *text = NULL;
   cl1_err err = {{0}};
@@ -229,7 +234,7 @@ static bool from_store(cl1_serve *svc, cl1_serve_item *it) {
 void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it) {
   it->state = CL1_ITEM_DONE;
   if (!take_code(svc, it)) return;
-  if (!it->fresh && from_store(svc, it)) return;
+  if (!it->fresh && cl1_serve_from_store(svc, it)) return;
   cl1_err err = {{0}};
   pthread_mutex_lock(&svc->mu);
   long seq = ++svc->seq;
@@ -308,8 +313,9 @@ static void judged(cl1_serve *svc, cl1_serve_item *it, const cl1_eval_opts *eo,
   free(doc);
 }
 
-void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it) {
+void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it, cl1_gpu_lock *gpu) {
   cl1_eval_opts eo = svc->o->eval;
+  eo.gpu = gpu;
   eo.task = it->task->dir;
   eo.solution = it->path;
   eo.reward_stats = svc->stats_path;

@@ -56,6 +56,7 @@ typedef struct {
                             code ran): the judge calls it infra_error, not the candidate's crash */
   size_t vm_base, rss_base, as_limit; /* at sandbox entry (as_limit: the RLIMIT_AS set, host) */
   int threads_entry;     /* threads at sandbox entry (the CUDA driver's own) */
+  char *so_path;         /* SETUP names the solution; LOAD maps it */
 } worker;
 
 size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
@@ -146,7 +147,12 @@ static void fault_install(cl1_dev *d) {
 }
 
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
-static double g_setup_ms[5];
+static double g_setup_ms[4];
+
+/* SETUP does everything but map the solution: the device, the buffers, the sandbox. No solution
+ * code runs in it, so a judge that shares the GPU among several evaluations may let SETUP overlap
+ * another's timed trials; LOAD (dlopen: the solution's constructors run) is a request of its own
+ * that such a judge sends only while it holds the GPU (src/eval/gpu_lock.h). */
 
 static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   double t0 = cl1_now();
@@ -201,8 +207,16 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
     if (cl1_sandbox_enter(&so_opts, err)) return -1;
   }
   g_setup_ms[3] = (cl1_now() - t0) * 1e3;
-  if (load_solution(w, so, err)) return -1;
-  g_setup_ms[4] = (cl1_now() - t0) * 1e3;
+  w->so_path = strdup(so);
+  if (!w->so_path) return cl1_err_set(err, "out of memory");
+  return 0;
+}
+
+static int do_load(worker *w, cl1_err *err) {
+  if (!w->so_path) return cl1_err_set(err, "load: no successful setup before it");
+  if (w->lib) return cl1_err_set(err, "load: the solution is already loaded");
+  w->harness_failed = true; /* load_solution says when the candidate's part begins */
+  if (load_solution(w, w->so_path, err)) return -1;
   w->call.n_inputs = w->inst.n_inputs;
   w->call.inputs = w->in_t;
   w->call.n_params = w->inst.n_params;
@@ -519,8 +533,9 @@ int cl1_worker_main(void) {
     w->harness_failed = false;
     /* Only a set-up worker (a solution loaded) runs calls: below, every request may assume it. */
     bool ready = w->forward != NULL;
-    if (!ready && type != CL1_MSG_SETUP && type != CL1_MSG_PING && type != CL1_MSG_QUIT)
-      type = 0, r = cl1_err_set(&err, "request before a successful setup");
+    if (!ready && type != CL1_MSG_SETUP && type != CL1_MSG_LOAD && type != CL1_MSG_PING &&
+        type != CL1_MSG_QUIT)
+      type = 0, r = cl1_err_set(&err, "request before a successful setup and load");
     switch (type) {
     case 0: break;
     case CL1_MSG_SETUP:
@@ -535,11 +550,12 @@ int cl1_worker_main(void) {
         cJSON_AddNumberToObject(out, "rss_base", (double)w->rss_base);
         cJSON_AddNumberToObject(out, "as_limit", (double)w->as_limit);
         cJSON_AddNumberToObject(out, "threads_entry", w->threads_entry);
-        /* cumulative ms after: task load, device open, pinning, allocation + sandbox, .so load */
+        /* cumulative ms after: task load, device open, pinning, allocation + sandbox */
         cJSON *ph = cJSON_AddArrayToObject(out, "setup_ms");
-        for (int i = 0; i < 5; i++) cJSON_AddItemToArray(ph, cJSON_CreateNumber(g_setup_ms[i]));
+        for (int i = 0; i < 4; i++) cJSON_AddItemToArray(ph, cJSON_CreateNumber(g_setup_ms[i]));
       }
       break;
+    case CL1_MSG_LOAD: r = do_load(w, &err); break;
     case CL1_MSG_PARAMS: r = do_params(w, m, out, &err); break;
     case CL1_MSG_RUN: g_calls_requested++; r = do_run(w, m, out, &err); break;
     case CL1_MSG_TIME_PREP: r = do_time_prep(w, m, out, &err); break;
