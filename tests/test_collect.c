@@ -142,6 +142,7 @@ static void test_two_policies_counted_recorded_and_exported(void **state) {
   if (!doc) fail_msg("not one JSON object: %s", out);
   assert_int_equal(num(doc, "run"), 1);
   assert_false(cJSON_IsTrue(cJSON_GetObjectItem(doc, "interrupted")));
+  assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "done");
   check_counts(doc, db);
   cJSON_Delete(doc);
   /* the store: one run labelled collect, every sample with its policy, the verdicts */
@@ -217,6 +218,7 @@ static void test_ctrl_c_prints_the_report_so_far(void **state) {
   cJSON *doc = cJSON_Parse(obj);
   if (!doc) fail_msg("no report: %s", text);
   assert_true(cJSON_IsTrue(cJSON_GetObjectItem(doc, "interrupted")));
+  assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "interrupted");
   const cJSON *a = policy(doc, 0, "A");
   assert_int_equal(num(a, "asked"), (int)q_num(db, "SELECT count(*) FROM samples"));
   assert_int_equal(num(a, "judged") + num(a, "infra"), num(a, "asked"));
@@ -224,6 +226,37 @@ static void test_ctrl_c_prints_the_report_so_far(void **state) {
                    (int)q_num(db, "SELECT count(*) FROM evaluations WHERE verdict = 'pass'"));
   cJSON_Delete(doc);
   assert_int_equal((int)q_num(db, "SELECT count(*) FROM runs WHERE status = 'interrupted'"), 1);
+}
+
+/* An evaluator that cannot judge (its workers do not start): exit 3 naming why, the report of
+ * what was recorded with the unevaluated code counted as infra, not against the policy. */
+static void test_evaluator_failure_is_infra_not_the_policys(void **state) {
+  const char *dir = ((th_store *)*state)->dir;
+  char cmd[2048], out[1 << 16], db[600];
+  snprintf(db, sizeof db, "%s/s.db", dir);
+  write_replays(dir, 1);
+  snprintf(cmd, sizeof cmd, "env CUDAL1_WORKER=/bin/false %s/cudal1 collect --db %s --policy "
+           "A=replay:%s/a.jsonl --tasks " RELU " -n 3 " EVAL_OPTS " --no-progress --json "
+           "2>%s/err.txt", th_build(), db, dir, dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 3);
+  cJSON *doc = cJSON_Parse(out);
+  if (!doc) fail_msg("no report: %s", out);
+  assert_string_equal(cJSON_GetObjectItem(doc, "status")->valuestring, "failed");
+  const cJSON *a = policy(doc, 0, "A");
+  assert_int_equal(num(a, "asked"), 3);
+  assert_int_equal(num(a, "infra"), 2);        /* the two replies with code, never judged */
+  assert_int_equal(num(a, "unevaluated"), 2);
+  assert_int_equal(num(a, "judged"), 1);       /* the reply without code */
+  assert_int_equal(num(a, "with_code"), 0);
+  assert_true(fabs(rate(a, "with_code")) < 1e-9);
+  cJSON_Delete(doc);
+  snprintf(cmd, sizeof cmd, "cat %s/err.txt", dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "cudal1 collect: evaluating sample"));
+  assert_non_null(strstr(out, "the evaluator could not judge it (infra_error)"));
+  assert_null(strstr(out, "--resume"));
+  assert_int_equal((int)q_num(db, "SELECT count(*) FROM runs WHERE status = 'failed'"), 1);
+  assert_int_equal((int)q_num(db, "SELECT count(*) FROM evaluations"), 0);
 }
 
 /* Every malformed or conflicting --policy: exit 2, one line naming the spec and the cause. */
@@ -356,6 +389,7 @@ int main(void) {
       th_store_path_test(test_unreachable_server_exits_3),
       th_store_path_test(test_two_policies_counted_recorded_and_exported),
       th_store_path_test(test_ctrl_c_prints_the_report_so_far),
+      th_store_path_test(test_evaluator_failure_is_infra_not_the_policys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,7 +130,7 @@ static int collect_unit(cl1_opt_loop *L, collect_state *C, int t, int p, cl1_err
   if (!rc && !c) rc = cl1_err_set(err, "out of memory");
   if (!rc && !(rc = cl1_policy_generate(C->pol[p], o->tasks[t], sys, usr, o->n, c, err)) &&
       cl1_policy_fatal(C->pol[p], err)) {
-    cl1_err_wrap(err, "policy %s", cp->name);
+    cl1_err_wrap(err, "--policy %s", cp->name);
     rc = -2;
   }
   cl1_opt_source src = {cp->name, cp->kind[0] == 'o' ? cp->model : NULL, cp->kind[0] == 'r'};
@@ -329,6 +329,7 @@ static int finish(cl1_opt_loop *L, collect_state *C, cl1_collect_report *rep, in
     ret = 3;
   }
   const char *status = ret ? "failed" : rep->interrupted ? "interrupted" : "done";
+  cl1_strcpy(rep->status, sizeof rep->status, status);
   if (cl1_store_run_set_status(L->store, L->run_id, status, &e2) && !ret) *err = e2, ret = 3;
   return ret;
 }
@@ -401,7 +402,9 @@ char *cl1_collect_report_table(const cl1_collect_opts *o, const cl1_collect_repo
   len += (size_t)snprintf(out + len, cap - len,
                           "collect run %lld%s: %d task%s x %d completion%s per policy, %s/%s\n"
                           "%-*s  %-*.*s  %6s  %6s  %-14s  %-14s  %-14s  %s\n",
-                          (long long)r->run_id, r->interrupted ? " (stopped)" : "", o->n_tasks,
+                          (long long)r->run_id, r->interrupted                  ? " (stopped)"
+                                                : !strcmp(r->status, "failed") ? " (failed)" : "",
+                          o->n_tasks,
                           o->n_tasks == 1 ? "" : "s", o->n, o->n == 1 ? "" : "s", o->device,
                           o->shapes, w, "policy", mw, mw, "model", "asked", "infra", "with code",
                           "executable", "correct", "faster");
@@ -461,6 +464,7 @@ char *cl1_collect_report_json(const cl1_collect_opts *o, const cl1_collect_repor
   cJSON_AddStringToObject(d, "shapes", o->shapes);
   cJSON_AddNumberToObject(d, "tasks", o->n_tasks);
   cJSON_AddNumberToObject(d, "n", o->n);
+  cJSON_AddStringToObject(d, "status", r->status);
   cJSON_AddBoolToObject(d, "interrupted", r->interrupted);
   cJSON_AddNumberToObject(d, "wall_s", r->wall_s);
   cJSON *ps = cJSON_AddArrayToObject(d, "policies");

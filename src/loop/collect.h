@@ -65,6 +65,7 @@ typedef struct {
   int n_lines;
   cl1_collect_line lines[CL1_COLLECT_MAX_POLICIES];
   bool interrupted;
+  char status[16];                /* the run's: done, interrupted or failed */
   double wall_s;
 } cl1_collect_report;
 
