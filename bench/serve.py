@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""bench/serve.py BUILD DEVICE OUT.json [N] — the reward service's throughput (issue 20): a GRPO
-step's worth of N (64) distinct level-1 completions posted at once to a fresh `cudal1 serve`, one
-request per completion (as N ranks or async reward calls would), then the same N again. Reports
-the wall time to the last reward, per-request latency p50/p99 for both rounds (the second is
-answered from the store: cache hits), the verdicts, and the service's own counters (/v1/stats:
-evaluations, mean evaluation time, hence the evaluator's busy share of the wall time).
+"""bench/serve.py BUILD DEVICE OUT.json [N [SERVE ARGS...]] — the reward service's throughput
+(issue 20): a GRPO step's worth of N (64) distinct level-1 completions posted at once to a fresh
+`cudal1 serve`, one request per completion (as N ranks or async reward calls would), then the
+same N again. Reports the wall time to the last reward, per-request latency p50/p99 for both
+rounds (the second is answered from the store: cache hits), the verdicts, and the service's own
+counters (/v1/stats: evaluations, mean evaluation time, each GPU's busy and timing shares).
+
+The cached round is measured twice: from N threads of this Python process (as a trainer's
+threads would call; the GIL serialises their client work) and from N processes released at once
+(the service's own latency under N concurrent requests). Then the spread check: SPREAD (8) fresh
+evaluations of one candidate posted at once, whose speedups show whether evaluations that overlap
+on one GPU (--overlap) disturb each other's timing (compare a run with --overlap 1).
 
 The completions are the starter candidates of six level-1 tasks (tests/gpu/candidates on CUDA,
 tests/legit/host on the host), each made distinct by a variant comment so every one compiles and
@@ -34,7 +40,8 @@ def completions(device, n):
     for k in range(n):
         name = TASKS[k % len(TASKS)]
         code = open(os.path.join(ROOT, folder, f"{name}.{ext}")).read()
-        code += f"\n/* bench/serve variant {k} */\n"
+        # BENCH_TAG keeps runs of one session apart: each compiles its own, cold
+        code += f"\n/* bench/serve variant {os.environ.get('BENCH_TAG', '')}{k} */\n"
         out.append({"task": f"level1/{name}", "completion": f"```{lang}\n{code}```\n"})
     return out
 
@@ -63,6 +70,40 @@ def post_all(client, items):
             "per_second": round(len(items) / wall, 3)}
 
 
+def _one_timed(args):
+    url, item, barrier = args
+    client = cudal1.Client(url, retries=0, timeout=60)
+    barrier.wait()
+    t0 = time.monotonic()
+    r = client.score([item])[0]
+    return time.monotonic() - t0, bool(r.get("cached"))
+
+
+def post_all_processes(url, items):
+    """The same requests from one process each, released together by a barrier."""
+    import multiprocessing as mp
+    ctx = mp.get_context("fork")
+    with ctx.Manager() as mgr:
+        barrier = mgr.Barrier(len(items))
+        with ctx.Pool(len(items)) as pool:
+            got = pool.map(_one_timed, [(url, it, barrier) for it in items])
+    lat = [g[0] for g in got]
+    return {"latency_p50_s": round(pct(lat, 50), 4), "latency_p99_s": round(pct(lat, 99), 4),
+            "latency_max_s": round(max(lat), 4), "cached": sum(g[1] for g in got)}
+
+
+def spread(client, device, k):
+    """k fresh evaluations of one candidate at once: the speedups' median and spread."""
+    item = completions(device, 3)[2]  # the matmul: long enough to time, short enough to repeat
+    with ThreadPoolExecutor(k) as ex:
+        got = list(ex.map(lambda _: client.score([item], fresh=True)[0], range(k)))
+    sp = sorted(r.get("speedup") or 0 for r in got)
+    med = statistics.median(sp)
+    return {"task": item["task"], "n": k, "speedups": sp, "median": round(med, 4),
+            "max_rel_dev": round(max(abs(x - med) for x in sp) / med, 4) if med else None,
+            "verdicts": sorted({r.get("verdict") for r in got})}
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__.split("\n")[0], file=sys.stderr)
@@ -79,11 +120,15 @@ def main():
         if not m:
             print("bench/serve: the service announced no port", file=sys.stderr)
             return 1
-        client = cudal1.Client(f"http://127.0.0.1:{m.group(1)}", retries=2, timeout=1800)
+        url = f"http://127.0.0.1:{m.group(1)}"
+        client = cudal1.Client(url, retries=2, timeout=1800)
         items = completions(device, n)
         first = post_all(client, items)
         stats = client.stats()
         again = post_all(client, items)
+        again_procs = post_all_processes(url, items)
+        k = int(os.environ.get("SPREAD", "8"))
+        spread_check = spread(client, device, k) if k > 0 else None
     finally:
         proc.terminate()
         proc.wait(timeout=120)
@@ -92,6 +137,7 @@ def main():
     busy /= max(stats.get("workers", 1), 1)
     doc = {"tool": "bench/serve.py", "device": device, "shapes": shapes, "n": n,
            "extra_args": sys.argv[5:], "first": first, "again_cached": again,
+           "again_cached_processes": again_procs, "spread": spread_check,
            "service_stats_after_first": stats, "evaluator_busy_share": round(busy, 3),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with open(out, "w") as f:
@@ -99,8 +145,9 @@ def main():
     print(f"serve {device}: {n} completions rewarded in {first['wall_s']:.1f} s "
           f"({first['per_second']:.2f}/s; p50 {first['latency_p50_s']:.2f} s, p99 "
           f"{first['latency_p99_s']:.2f} s; verdicts {first['verdicts']}); again from the store: "
-          f"p99 {again['latency_p99_s'] * 1e3:.1f} ms, {again['cached']} cached; evaluator busy "
-          f"{busy:.0%}")
+          f"p99 {again['latency_p99_s'] * 1e3:.1f} ms from threads, "
+          f"{again_procs['latency_p99_s'] * 1e3:.1f} ms from processes, {again['cached']} cached; "
+          f"evaluation threads busy {busy:.0%}; GPUs {stats.get('gpus')}; spread {spread_check}")
     return 0
 
 

@@ -96,6 +96,36 @@ static void test_cached_and_infra_rows_are_recorded_not_found(void **state) {
 }
 
 /* Refusals name the field and store nothing. */
+/* The service's group commit: answers from the store recorded together, or none of them. */
+static void test_many_cached_rows_commit_together_or_not_at_all(void **state) {
+  th_store *f = *state;
+  cl1_err err = {{0}};
+  th_store_seed_task(f->s, TH_TASK, "19_ReLU");
+  cl1_store_eval e = pass_eval();
+  cl1_store_score first = score_row("ok", "{\"n\":1}");
+  assert_int_equal(cl1_store_score_record(f->s, &first, "int w;", &e, NULL, &err), 0);
+  int64_t sol, ev;
+  char *text;
+  assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", "int w;", "test", PROTO, &sol, &ev,
+                                        &text, &err), 0);
+  free(text);
+  cl1_store_score rows[3];
+  const cl1_store_score *ptr[3];
+  for (int i = 0; i < 3; i++) {
+    rows[i] = score_row("ok", "{\"n\":1}");
+    rows[i].cached = true, rows[i].solution_id = sol, rows[i].evaluation_id = ev;
+    ptr[i] = &rows[i];
+  }
+  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, &err), 0);
+  assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE cached = 1"), 3);
+  rows[2].evaluation_id = 0;  /* not an answer from the store: the group is refused */
+  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, &err), -1);
+  assert_non_null(strstr(err.msg, "item 2"));
+  rows[2].evaluation_id = 987654;  /* no such evaluation: the insert fails, nothing is kept */
+  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, &err), -1);
+  assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE cached = 1"), 3);
+}
+
 static void test_bad_rows_are_refused_by_name(void **state) {
   th_store *f = *state;
   cl1_err err = {{0}};
@@ -118,6 +148,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       th_store_test(test_recorded_answer_is_found_for_the_same_key),
       th_store_test(test_cached_and_infra_rows_are_recorded_not_found),
+      th_store_test(test_many_cached_rows_commit_together_or_not_at_all),
       th_store_test(test_bad_rows_are_refused_by_name),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,9 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   cl1_eval_opts_default(&o->eval);
   o->workers = 1;
   o->overlap = 3;
-  o->compile_jobs = 2;
+  /* nvcc runs one core at a time, mostly: half the machine compiles ahead of the judges */
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  o->compile_jobs = cpus >= 4 ? (int)(cpus / 2 < 16 ? cpus / 2 : 16) : 2;
   o->max_queue = 4096;
   o->max_items = 1024;
   o->max_body = (size_t)16 << 20;
@@ -541,6 +543,8 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_mutex_init(&svc.mu, NULL);
   pthread_cond_init(&svc.cv, NULL);
   pthread_mutex_init(&svc.task_mu, NULL);
+  pthread_mutex_init(&svc.commit_mu, NULL);
+  pthread_cond_init(&svc.commit_cv, NULL);
   int rc = signals_install(err) ? 3 : open_state(&svc, err);
   pthread_t th[256];
   eval_lane lanes[256];

@@ -74,6 +74,11 @@ typedef struct cl1_serve {
   cl1_serve_batch *active;   /* batches with items in flight: where a leader is looked for */
   long requests, items, evaluations, cache_hits, infra_errors, rejected, followed;
   double eval_seconds;
+  /* group commit of answers from the store (serve_score.c): under commit_mu */
+  pthread_mutex_t commit_mu;
+  pthread_cond_t commit_cv;
+  struct cl1_serve_rec *commit_q;
+  bool committing;
   /* under task_mu */
   pthread_mutex_t task_mu;
   cl1_serve_task **tasks;

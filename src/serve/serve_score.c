@@ -150,6 +150,65 @@ static double num_of(const cJSON *a, const char *key) {
   return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* ---- group commit ----------------------------------------------------------------------------- */
+
+/* An answer from the store waiting to be recorded. Many come at once (a trainer's retried batch,
+ * a burst of one-item requests), and a transaction each made them queue for the store one by
+ * one: whoever finds no commit running commits every row waiting, in one transaction, while the
+ * others wait for theirs. Each request still returns only once its row is in the store. */
+typedef struct cl1_serve_rec {
+  const cl1_store_score *sc;
+  struct cl1_serve_rec *next;
+  bool done;
+  int rc;
+  char msg[300];
+} cl1_serve_rec;
+
+static void commit_batch(cl1_serve *svc, cl1_serve_rec *batch) {
+  enum { MAX = 256 };
+  const cl1_store_score *rows[MAX];
+  while (batch) {
+    int n = 0;
+    cl1_serve_rec *first = batch;
+    for (; batch && n < MAX; batch = batch->next) rows[n++] = batch->sc;
+    cl1_err err = {{0}};
+    int rc = cl1_store_score_record_many(svc->store, rows, n, &err);
+    int i = 0;
+    for (cl1_serve_rec *r = first; i < n; r = r->next, i++) {
+      /* a failed group: each row alone, so one bad row costs only itself */
+      cl1_err one = err;
+      r->rc = rc && n > 1 ? cl1_store_score_record_many(svc->store, &rows[i], 1, &one) : rc;
+      if (r->rc) snprintf(r->msg, sizeof r->msg, "%.299s", one.msg);
+    }
+  }
+}
+
+static int commit_cached(cl1_serve *svc, const cl1_store_score *sc, cl1_err *err) {
+  cl1_serve_rec me = {.sc = sc};
+  pthread_mutex_lock(&svc->commit_mu);
+  me.next = svc->commit_q;
+  svc->commit_q = &me;
+  while (!me.done) {
+    if (svc->committing) {
+      pthread_cond_wait(&svc->commit_cv, &svc->commit_mu);
+      continue;
+    }
+    svc->committing = true;
+    cl1_serve_rec *batch = svc->commit_q;
+    svc->commit_q = NULL;
+    pthread_mutex_unlock(&svc->commit_mu);
+    commit_batch(svc, batch);
+    pthread_mutex_lock(&svc->commit_mu);
+    for (cl1_serve_rec *r = batch; r; r = r->next) r->done = true;
+    svc->committing = false;
+    pthread_cond_broadcast(&svc->commit_cv);
+  }
+  pthread_mutex_unlock(&svc->commit_mu);
+  return me.rc ? cl1_err_set(err, "%s", me.msg) : 0;
+}
+
+/* ---- answers -------------------------------------------------------------------------------- */
+
 /* Records the item's answer; a store failure is said on stderr and costs the caller nothing but
  * a re-evaluation on retry (the answer itself stands). */
 static void record(cl1_serve *svc, cl1_serve_item *it, const cl1_store_eval *e, int64_t sol,
@@ -166,7 +225,10 @@ static void record(cl1_serve *svc, cl1_serve_item *it, const cl1_store_eval *e, 
       .score01 = num_of(it->result, "score01"), .cached = it->cached, .solution_id = sol,
       .evaluation_id = ev};
   cl1_err err = {{0}};
-  if (!text || cl1_store_score_record(svc->store, &sc, sol ? NULL : it->code, e, NULL, &err))
+  bool from_store = sol && ev && !e;
+  if (!text || (from_store ? commit_cached(svc, &sc, &err)
+                           : cl1_store_score_record(svc->store, &sc, sol ? NULL : it->code, e,
+                                                    NULL, &err)))
     fprintf(stderr, "cudal1 serve: item %s of %s not recorded: %s\n", it->id_json, it->task->id,
             text ? err.msg : "out of memory");
   free(text);

@@ -62,6 +62,20 @@ int cl1_store_score_record(cl1_store *s, const cl1_store_score *sc, const char *
   return cl1_store_end(s, rc, op, err);
 }
 
+int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, int n,
+                                cl1_err *err) {
+  static const char op[] = "record scored items answered from the store";
+  for (int i = 0; i < n; i++) {
+    if (check_score(s, op, sc[i], err)) return -1;
+    if (!sc[i]->solution_id || !sc[i]->evaluation_id)
+      return cl1_store_bad(s, err, op, "item %d: no stored solution and evaluation", i);
+  }
+  if (cl1_store_begin(s, op, err)) return -1;
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++) rc = record(s, op, sc[i], NULL, NULL, NULL, err);
+  return cl1_store_end(s, rc, op, err);
+}
+
 int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
                          const char *source, const char *shapes, const char *protocol,
                          int64_t *sol_id, int64_t *eval_id, char **result_json, cl1_err *err) {
