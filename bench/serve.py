@@ -104,6 +104,23 @@ def spread(client, device, k):
             "verdicts": sorted({r.get("verdict") for r in got})}
 
 
+def phases(db):
+    """Mean seconds per phase over the evaluations in the store (the judge's phases_s)."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations")
+            if r[0]]
+    con.close()
+    keys = ["compile", "start", "verify", "gpu_wait", "time", "total"]
+    out = {"n": len(rows)}
+    for k in keys:
+        xs = [r.get("phases_s", {}).get(k) for r in rows]
+        xs = [x for x in xs if isinstance(x, (int, float))]
+        if xs:
+            out[k + "_mean_s"] = round(statistics.mean(xs), 4)
+    return out
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__.split("\n")[0], file=sys.stderr)
@@ -125,6 +142,7 @@ def main():
         items = completions(device, n)
         first = post_all(client, items)
         stats = client.stats()
+        phase_means = phases(os.path.join(d, "bench.db"))
         again = post_all(client, items)
         again_procs = post_all_processes(url, items)
         k = int(os.environ.get("SPREAD", "8"))
@@ -138,6 +156,7 @@ def main():
     doc = {"tool": "bench/serve.py", "device": device, "shapes": shapes, "n": n,
            "extra_args": sys.argv[5:], "first": first, "again_cached": again,
            "again_cached_processes": again_procs, "spread": spread_check,
+           "phases_mean_first": phase_means,
            "service_stats_after_first": stats, "evaluator_busy_share": round(busy, 3),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with open(out, "w") as f:
@@ -147,7 +166,8 @@ def main():
           f"{first['latency_p99_s']:.2f} s; verdicts {first['verdicts']}); again from the store: "
           f"p99 {again['latency_p99_s'] * 1e3:.1f} ms from threads, "
           f"{again_procs['latency_p99_s'] * 1e3:.1f} ms from processes, {again['cached']} cached; "
-          f"evaluation threads busy {busy:.0%}; GPUs {stats.get('gpus')}; spread {spread_check}")
+          f"evaluation threads busy {busy:.0%}; GPUs {stats.get('gpus')}; phases {phase_means}; "
+          f"spread {spread_check}")
     return 0
 
 

@@ -175,6 +175,28 @@ static void test_a_paused_worker_is_stopped_and_a_request_resumes_it(void **stat
   assert_int_equal(w.pid, -1);
 }
 
+/* A released worker is asked to quit (or killed) and reaped by itself: its pid leaves /proc
+ * (no zombie left behind) without the judge waiting for it. */
+static void test_released_workers_are_reaped(void **state) {
+  (void)state;
+  char exe[4096];
+  cl1_err err = {{0}};
+  assert_int_equal(cl1_worker_exe(exe, sizeof exe, &err), 0);
+  for (int kill_it = 0; kill_it < 2; kill_it++) {
+    cl1_wproc w;
+    assert_int_equal(cl1_wproc_spawn(&w, exe, 4096, "ref", NULL, &err), 0);
+    pid_t pid = w.pid;  /* idle, nothing failed: released by QUIT (kill_it 0) or SIGKILL (1) */
+    cl1_wproc_release(&w, kill_it);
+    assert_int_equal(w.pid, -1);
+    assert_int_equal(w.to_fd, -1);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    int gone = 0;
+    for (int i = 0; i < 3000 && !gone; i++) gone = access(path, F_OK) != 0 || (usleep(10000), 0);
+    assert_true(gone);
+  }
+}
+
 /* The worker of a GPU sees that GPU alone: CUDA_VISIBLE_DEVICES as the spawn says. */
 static void test_the_worker_runs_under_the_gpu_it_was_given(void **state) {
   (void)state;
@@ -203,6 +225,7 @@ int main(void) {
       cmocka_unit_test(test_evaluations_at_once_each_time_once_under_the_lock),
       cmocka_unit_test(test_a_paused_worker_is_stopped_and_a_request_resumes_it),
       cmocka_unit_test(test_the_worker_runs_under_the_gpu_it_was_given),
+      cmocka_unit_test(test_released_workers_are_reaped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,12 @@ void cl1_op_free(void *p);
  * at once. */
 int cl1_op_upload(void *stream, void *dst, const void *src, size_t bytes);
 
+/* Loads what the library's ops need before the first of them runs (CUDA: the cuBLAS and cuDNN
+ * handles, about 0.1 s, and the libraries behind them). Not an op: the worker calls it while it
+ * sets up, for the reference and the candidate alike, so that this cost falls outside the GPU
+ * hold of a judge that shares its GPU (src/eval/gpu_lock.h). 0 on success. */
+int cl1_ops_preload(void);
+
 /* y = max(x, 0); x, y: (n) */
 int cl1_op_relu(void *stream, const float *x, float *y, int64_t n);
 

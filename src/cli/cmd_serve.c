@@ -26,7 +26,7 @@ static const char help_head[] =
     "  --gpus LIST          CUDA: the GPUs to judge on, e.g. 0,1,2,3 (nvidia-smi's indices, or\n"
     "                       positions in $CUDA_VISIBLE_DEVICES when set; default: the first);\n"
     "                       each GPU's workers see that GPU alone\n"
-    "  --overlap N          CUDA: evaluations in flight per GPU (default 3): their workers start\n"
+    "  --overlap N          CUDA: evaluations in flight per GPU (default 4): their workers start\n"
     "                       and verify while another times; timing holds the GPU alone\n"
     "  --compile-jobs N     compiles running ahead of the evaluations (default: half the\n"
     "                       machine's cores, 2 to 16)\n"

@@ -85,7 +85,7 @@ typedef struct {
   char flags[CL1_EVAL_MAX_FLAGS][32];
   /* phase wall times (s) */
   double t_gate, t_compile, t_start, t_verify, t_time, t_total;
-  double t_gpu_wait;             /* waiting for a shared GPU to time on (eval_opts.gpu) */
+  double t_gpu_wait;             /* waiting for a shared GPU (eval_opts.gpu): to verify, to time */
   char cand_log[2048];           /* tail of the candidate's stdout/stderr */
 } cl1_eval_result;
 

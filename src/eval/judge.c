@@ -174,6 +174,19 @@ int cl1_judge_both(cl1_pass *p, cl1_eval_result *r, int type, cJSON *req, double
   return 0;
 }
 
+/* The op library the solutions link, for the workers to preload (worker.c: preload_ops); "" when
+ * it cannot be found here (the compile stage then failed already, or the worker loads it with the
+ * solution as before). */
+static void op_library(const cl1_eval_opts *o, char *out, size_t n) {
+  char ops[4096], inc[4096];
+  cl1_compile_opts co = {.backend = o->backend};
+  cl1_err e = {{0}};
+  out[0] = 0;
+  if (cl1_compile_find_dirs(&co, NULL, ops, sizeof ops, inc, sizeof inc, &e)) return;
+  snprintf(out, n, "%s/libcl1ops_%s.so", ops, cl1_backend_name(o->backend));
+  if (access(out, R_OK)) out[0] = 0;
+}
+
 static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   char exe[4096];
   if (cl1_worker_exe(exe, sizeof exe, err)) return -1;
@@ -183,6 +196,8 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
      outputs of the timed trial before a re-verified candidate trial. Every region is pinned
      memory, which costs ~0.45 ms per MB to set up. */
   const char *gpu = p->o->gpu && p->o->gpu->visible[0] ? p->o->gpu->visible : NULL;
+  char ops_lib[4200];
+  op_library(p->o, ops_lib, sizeof ops_lib);
   if (cl1_wproc_spawn(&p->ref, exe, p->region_bytes, "ref", gpu, err) ||
       cl1_wproc_spawn(&p->cand, exe, p->region_bytes * 2, "cand", gpu, err))
     return -1;
@@ -209,6 +224,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
     cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
     cJSON_AddNumberToObject(m, "hold_us", o->hold_us);
     cJSON_AddBoolToObject(m, "graph", o->graph);
+    if (ops_lib[0]) cJSON_AddStringToObject(m, "preload", ops_lib);
     cl1_wproc_send(w, CL1_MSG_SETUP, m);
     cJSON_Delete(m);
   }
@@ -361,8 +377,12 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when) {
 }
 
 static void close_pass(cl1_pass *p) {
-  if (p->o->gpu) cl1_wproc_kill(&p->cand); /* see cl1_wproc_kill */
-  else cl1_wproc_quit(&p->cand);
+  if (p->o->gpu) {  /* the candidate killed (see cl1_wproc_kill); neither exit waited for */
+    cl1_wproc_release(&p->cand, true);
+    cl1_wproc_release(&p->ref, false);
+    return;
+  }
+  cl1_wproc_quit(&p->cand);
   cl1_wproc_quit(&p->ref);
   cl1_wproc_close(&p->cand);
   cl1_wproc_close(&p->ref);
@@ -375,7 +395,11 @@ static int run_pass(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   double t0 = cl1_now();
   int rc = start_workers(p, r, err);
   if (rc) { r->t_start += cl1_now() - t0; close_pass(p); return rc; }
+  r->t_start += cl1_now() - t0;
+  t0 = cl1_now();
   gpu_take(p, CL1_GPU_SHARED);
+  r->t_gpu_wait += cl1_now() - t0;
+  t0 = cl1_now();
   rc = load_both(p, r);
   r->t_start += cl1_now() - t0;
   if (!rc) {

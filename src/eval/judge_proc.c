@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +347,39 @@ void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n) {
 void cl1_wproc_quit(cl1_wproc *w) {
   if (w->pid > 0 && w->last == CL1_W_OK && !w->quit_sent)
     w->quit_sent = cl1_wproc_send(w, CL1_MSG_QUIT, NULL) == CL1_W_OK;
+}
+
+/* Waits for a released worker's exit: a few seconds for a clean one, then it is killed. */
+static void *reap_later(void *arg) {
+  pid_t pid = (pid_t)(intptr_t)arg;
+  int st;
+  for (int i = 0; i < 500; i++) {
+    if (waitpid(pid, &st, WNOHANG) == pid) return NULL;
+    usleep(10000);
+  }
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  return NULL;
+}
+
+void cl1_wproc_release(cl1_wproc *w, bool kill_it) {
+  if (w->pid > 0) {
+    if (kill_it || w->last != CL1_W_OK) {
+      kill(-w->pid, SIGKILL);
+      kill(w->pid, SIGKILL);
+    } else if (!w->quit_sent) {
+      w->quit_sent = cl1_wproc_send(w, CL1_MSG_QUIT, NULL) == CL1_W_OK;
+    }
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (!pthread_create(&t, &a, reap_later, (void *)(intptr_t)w->pid)) w->pid = -1;
+    pthread_attr_destroy(&a);
+    if (w->pid > 0) kill_and_reap(w);  /* no thread to spare: reaped here */
+  }
+  cl1_wproc_close(w);
 }
 
 void cl1_wproc_kill(cl1_wproc *w) {

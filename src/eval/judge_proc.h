@@ -61,6 +61,10 @@ void cl1_wproc_close(cl1_wproc *w);
 /* The same without asking it to quit first: none of its code runs again (a candidate's teardown
  * and destructors would run GPU work while the judge no longer holds the GPU for it). */
 void cl1_wproc_kill(cl1_wproc *w);
+/* Lets the worker go without waiting for its exit: asked to quit (killed when kill_it), its pipes,
+ * memory and folder released at once, its exit reaped by a detached thread. A CUDA context takes
+ * ~0.3 s to tear down, which a judge sharing its GPU need not wait for. */
+void cl1_wproc_release(cl1_wproc *w, bool kill_it);
 /* The last `n` bytes of the worker's stdout/stderr log. */
 void cl1_wproc_log_tail(const cl1_wproc *w, char *out, size_t n);
 /* The worker program, build/cudal1-worker, found beside the running binary ($CUDAL1_WORKER

@@ -1,6 +1,7 @@
 /* cuda_common.cu — the process-global handles and scratch cache (see cuda_common.cuh). */
 #include <mutex>
 #include "cuda_common.cuh"
+#include "cudal1/ops.h"
 
 static std::mutex g_mu;
 static cublasHandle_t g_cublas;
@@ -36,6 +37,12 @@ int cl1_ops_cudnn(cudaStream_t stream, cudnnHandle_t *h) {
   CL1_CUDNN_TRY(cudnnSetStream(g_cudnn, stream));
   *h = g_cudnn;
   return 0;
+}
+
+extern "C" int cl1_ops_preload(void) {
+  cublasHandle_t b;
+  cudnnHandle_t d;
+  return cl1_ops_cublas(0, &b) || cl1_ops_cudnn(0, &d);
 }
 
 int cl1_ops_scratch(int slot, size_t bytes, void **out) {

@@ -27,7 +27,7 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   o->db = "cudal1.db";
   cl1_eval_opts_default(&o->eval);
   o->workers = 1;
-  o->overlap = 3;
+  o->overlap = 4;
   /* nvcc runs one core at a time, mostly: half the machine compiles ahead of the judges */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   o->compile_jobs = cpus >= 4 ? (int)(cpus / 2 < 16 ? cpus / 2 : 16) : 2;

@@ -57,6 +57,7 @@ typedef struct {
   size_t vm_base, rss_base, as_limit; /* at sandbox entry (as_limit: the RLIMIT_AS set, host) */
   int threads_entry;     /* threads at sandbox entry (the CUDA driver's own) */
   char *so_path;         /* SETUP names the solution; LOAD maps it */
+  void *ops_lib;         /* the op library, preloaded at SETUP */
 } worker;
 
 size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
@@ -146,6 +147,20 @@ static void fault_install(cl1_dev *d) {
   d->sync = faulty_sync;
 }
 
+/* The op library solutions link (trusted, ours), loaded and initialised before the sandbox: its
+ * libraries (cuBLAS, cuDNN) took ~0.45 s to map at LOAD, and its handles ~0.1 s at the first
+ * call, both inside a shared GPU's hold. Both workers do it, so they still hold the same
+ * libraries and threads when the sandbox closes. */
+static int preload_ops(worker *w, const char *path, cl1_err *err) {
+  if (!path) return 0;
+  w->ops_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!w->ops_lib) return cl1_err_set(err, "cannot load the op library: %s", dlerror());
+  int (*preload)(void) = (int (*)(void))(uintptr_t)dlsym(w->ops_lib, "cl1_ops_preload");
+  if (!preload) return cl1_err_set(err, "the op library %s has no cl1_ops_preload", path);
+  if (preload()) return cl1_err_set(err, "the op library %s could not initialise", path);
+  return 0;
+}
+
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
 static double g_setup_ms[4];
 
@@ -192,6 +207,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   }
   w->workspace_bytes = (size_t)num(m, "workspace", 0);
   if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
+  if (preload_ops(w, str(m, "preload"), err)) return -1;
   /* The budget is what the harness already holds here (its code and libraries, the device's
      buffers, the flush buffer — whatever this machine made them) plus the judge's allowance, so
      a large cache or driver reservation cannot eat the candidate's share (issue 17). */
