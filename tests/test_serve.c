@@ -2,7 +2,7 @@
  * (--device host --shapes test, fast timing) with a fresh store, spoken to over HTTP with
  * libcurl. Verdicts and rewards of real candidates, the cache, 400s naming the field, the token,
  * the limits (body, items, a client that goes away, the queue bound, deadlines, idle
- * connections), a kill -9 mid-batch and a restart on the same store, 1,000 concurrent requests,
+ * connections), jobs (submit and poll, bounded, expiring, drained), a kill -9 mid-batch and a restart on the same store, 1,000 concurrent requests,
  * the drain on SIGTERM, the counters, the GPU options' checks. */
 #include "harness.h"
 #include <arpa/inet.h>
@@ -779,6 +779,200 @@ static void test_full_queue_is_503_and_deadline_answers_infra_error(void **state
   svc_rm(&s);
 }
 
+/* ---- jobs: submit and poll ------------------------------------------------------------------- */
+
+/* POST /v1/jobs: the 202 answer's job id (32 hex digits), into id. */
+static void job_submit(int port, const char *body, char id[40]) {
+  resp r;
+  http(port, "/v1/jobs", body, NULL, &r);
+  if (r.status != 202) fail_msg("POST /v1/jobs: %ld %s", r.status, r.body ? r.body : "");
+  cJSON *d = cJSON_Parse(r.body);
+  const char *j = str(d, "job");
+  assert_int_equal(strlen(j), 32);
+  assert_int_equal(strspn(j, "0123456789abcdef"), 32);
+  snprintf(id, 40, "%s", j);
+  const char *st = str(d, "status");
+  assert_true(!strcmp(st, "running") || !strcmp(st, "done"));
+  cJSON_Delete(d);
+  free(r.body);
+}
+
+/* GET /v1/jobs/{id} until it says done (120 s at most): the document (to delete). */
+static cJSON *job_wait(int port, const char *id) {
+  char path[80];
+  snprintf(path, sizeof path, "/v1/jobs/%s", id);
+  double t0 = cl1_now_test();
+  for (;;) {
+    resp r;
+    http(port, path, NULL, NULL, &r);
+    assert_int_equal(r.status, 200);
+    cJSON *d = cJSON_Parse(r.body);
+    free(r.body);
+    assert_string_equal(str(d, "job"), id);
+    assert_true(num(d, "done") >= 0 && num(d, "done") <= num(d, "items"));
+    if (!strcmp(str(d, "status"), "done")) return d;
+    assert_null(cJSON_GetObjectItem(d, "results"));  /* results come whole, once done */
+    cJSON_Delete(d);
+    if (cl1_now_test() - t0 > 120) fail_msg("job %s not done after 120 s", id);
+    usleep(50000);
+  }
+}
+
+static long job_status(int port, const char *id, char **body) {
+  char path[80];
+  snprintf(path, sizeof path, "/v1/jobs/%s", id);
+  resp r;
+  http(port, path, NULL, NULL, &r);
+  if (body) *body = r.body;
+  else free(r.body);
+  return r.status;
+}
+
+/* A job's answers are /v1/score's for the same items, in order with the caller's ids; a poll after
+ * it finished answers the same again; the same items scored afterwards come from the store. */
+static void test_job_submitted_then_polled_gives_the_score_answers(void **state) {
+  (void)state;
+  char code[8192];
+  snprintf(code, sizeof code, "%s\n/* job test */\n", file_text("tests/legit/host/19_ReLU.c"));
+  const char *texts[] = {code, file_text("tests/hacks/host/wrong_values.c")};
+  char *body = items_body(2, "code", texts, false);
+  double submitted0 = 0;
+  {
+    resp r;
+    http(g.port, "/v1/stats", NULL, NULL, &r);
+    cJSON *d = cJSON_Parse(r.body);
+    submitted0 = num(cJSON_GetObjectItem(d, "jobs"), "submitted");
+    cJSON_Delete(d);
+    free(r.body);
+  }
+  char id[40];
+  job_submit(g.port, body, id);
+  cJSON *d = job_wait(g.port, id);
+  assert_int_equal(num(d, "items"), 2);
+  assert_int_equal(num(d, "done"), 2);
+  const cJSON *res = cJSON_GetObjectItem(d, "results");
+  assert_int_equal(cJSON_GetArraySize(res), 2);
+  const cJSON *ok = cJSON_GetArrayItem(res, 0), *bad = cJSON_GetArrayItem(res, 1);
+  assert_int_equal(num(ok, "id"), 0);
+  assert_int_equal(num(bad, "id"), 1);
+  assert_string_equal(str(ok, "verdict"), "pass");
+  assert_false(cJSON_IsTrue(cJSON_GetObjectItem(ok, "cached")));
+  assert_string_equal(str(bad, "verdict"), "incorrect");
+  assert_true(num(bad, "reward") == -2.0);
+  /* polled again: the same answers */
+  char *again;
+  assert_int_equal(job_status(g.port, id, &again), 200);
+  cJSON *d2 = cJSON_Parse(again);
+  assert_true(num(cJSON_GetArrayItem(cJSON_GetObjectItem(d2, "results"), 0), "speedup") ==
+              num(ok, "speedup"));
+  cJSON_Delete(d2);
+  free(again);
+  /* the same items through /v1/score: the store's answers */
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);
+  cJSON *sd;
+  const cJSON *s0 = result(&r, &sd, 0);
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(s0, "cached")));
+  assert_true(num(s0, "speedup") == num(ok, "speedup") && num(s0, "reward") == num(ok, "reward"));
+  cJSON_Delete(sd);
+  free(r.body);
+  cJSON_Delete(d);
+  http(g.port, "/v1/stats", NULL, NULL, &r);
+  cJSON *st = cJSON_Parse(r.body);
+  assert_true(num(cJSON_GetObjectItem(st, "jobs"), "submitted") == submitted0 + 1);
+  cJSON_Delete(st);
+  free(r.body);
+  free(body);
+}
+
+/* Unknown ids are 404 saying what is kept; the wrong method is 405; a malformed job is a 400
+ * naming the field, as for /v1/score. */
+static void test_job_errors_name_their_cause(void **state) {
+  (void)state;
+  char *body;
+  assert_int_equal(job_status(g.port, "0123456789abcdef0123456789abcdef", &body), 404);
+  assert_non_null(strstr(body, "--job-ttl"));
+  free(body);
+  assert_int_equal(job_status(g.port, "../../etc/passwd", NULL), 404);
+  resp r;
+  http(g.port, "/v1/jobs/abc", "{}", NULL, &r);  /* POST to a job's URL */
+  assert_int_equal(r.status, 405);
+  free(r.body);
+  http(g.port, "/v1/jobs", NULL, NULL, &r);  /* GET of the submit URL */
+  assert_int_equal(r.status, 405);
+  free(r.body);
+  http(g.port, "/v1/jobs", "{\"items\":[{\"id\":1,\"task\":\"level1/19_ReLU\"}]}", NULL, &r);
+  assert_int_equal(r.status, 400);
+  assert_non_null(strstr(r.body, "items[0].completion"));
+  free(r.body);
+  http(g.port, "/v1/jobs", "{\"items\":[]", NULL, &r);
+  assert_int_equal(r.status, 400);
+  free(r.body);
+}
+
+/* --max-jobs: a finished job makes room for a new one (the oldest finished goes), a running one
+ * does not (503 + Retry-After); --job-ttl: a finished job is forgotten after it. */
+static void test_jobs_are_bounded_and_expire(void **state) {
+  (void)state;
+  static char quick[2][8192], slow[1][8192];
+  svc s;
+  const char *extra[] = {"--max-jobs", "1", "--job-ttl", "1", NULL};
+  svc_fresh(&s, extra);
+  char a[40], b[40], c[40];
+  char *qa = distinct_batch(1, "jobA", quick), *qb = distinct_batch(1, "jobB", quick + 1);
+  job_submit(s.port, qa, a);
+  cJSON_Delete(job_wait(s.port, a));
+  job_submit(s.port, qb, b);  /* A was finished: it made room */
+  assert_int_equal(job_status(s.port, a, NULL), 404);
+  cJSON_Delete(job_wait(s.port, b));
+  usleep(2500000);            /* past --job-ttl 1 */
+  assert_int_equal(job_status(s.port, b, NULL), 404);
+  char *sl = slow_batch(1, "jobslow", slow);
+  job_submit(s.port, sl, c);
+  resp r;
+  http(s.port, "/v1/jobs", qa, NULL, &r);  /* C runs: no room */
+  assert_int_equal(r.status, 503);
+  assert_non_null(strstr(r.body, "--max-jobs"));
+  assert_true(atoi(r.retry_after) >= 1);
+  free(r.body);
+  char *cb;
+  assert_int_equal(job_status(s.port, c, &cb), 200);
+  assert_non_null(strstr(cb, "\"running\""));
+  free(cb);
+  kill(s.pid, SIGKILL);  /* the slow item is not this test's business */
+  waitpid(s.pid, NULL, 0);
+  free(qa), free(qb), free(sl);
+  svc_rm(&s);
+}
+
+/* SIGTERM with a job running: the drain finishes its items (exit 0), and a restarted service
+ * answers them from the store. */
+static void test_sigterm_finishes_running_jobs_into_the_store(void **state) {
+  (void)state;
+  enum { N = 2 };
+  static char texts[N][8192];
+  svc s;
+  svc_fresh(&s, NULL);
+  char *body = distinct_batch(N, "jobdrain", texts), id[40];
+  job_submit(s.port, body, id);
+  assert_int_equal(svc_stop(&s), 0);
+  svc_start(&s, NULL);
+  assert_int_equal(job_status(s.port, id, NULL), 404);  /* jobs live in memory */
+  resp r;
+  http(s.port, "/v1/score", body, NULL, &r);
+  cJSON *doc;
+  for (int i = 0; i < N; i++) {
+    const cJSON *x = result(&r, &doc, i);
+    assert_string_equal(str(x, "verdict"), "pass");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(x, "cached")));
+    cJSON_Delete(doc);
+  }
+  free(r.body);
+  free(body);
+  assert_int_equal(svc_stop(&s), 0);
+  svc_rm(&s);
+}
+
 /* A client that connects and says nothing is disconnected after --idle-timeout; the service goes
  * on serving. */
 static void test_idle_connection_is_closed_after_the_timeout(void **state) {
@@ -875,6 +1069,10 @@ int main(void) {
       cmocka_unit_test(test_a_request_over_many_tasks_keeps_each_items_task),
       cmocka_unit_test(test_full_queue_is_503_and_deadline_answers_infra_error),
       cmocka_unit_test(test_idle_connection_is_closed_after_the_timeout),
+      cmocka_unit_test(test_job_submitted_then_polled_gives_the_score_answers),
+      cmocka_unit_test(test_job_errors_name_their_cause),
+      cmocka_unit_test(test_jobs_are_bounded_and_expire),
+      cmocka_unit_test(test_sigterm_finishes_running_jobs_into_the_store),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,4 +1,5 @@
-"""client.py — talking to `cudal1 serve`: POST /v1/score with retries a trainer can afford.
+"""client.py — talking to `cudal1 serve`: POST /v1/score (or submit and poll through /v1/jobs)
+with retries a trainer can afford.
 
 Scoring is idempotent on the service side (the same task and code give the stored evaluation),
 and every item carries an id derived from its content, so a retry after a timeout or a 503 never
@@ -79,6 +80,51 @@ class Client:
     def score(self, items, deadline_s=None, fresh=False):
         """items: dicts with "task" and "completion" (a raw policy reply) or "code", optionally
         "id" and "meta". Returns one result dict per item, in order (see the README)."""
+        body, n = self._score_body(items, deadline_s, fresh)
+        return self._results(self._request("POST", "/v1/score", body), n)
+
+    def submit_job(self, items, deadline_s=None, fresh=False):
+        """The same batch as score(), submitted: returns the job id at once (POST /v1/jobs)."""
+        body, _ = self._score_body(items, deadline_s, fresh)
+        res = self._request("POST", "/v1/jobs", body)
+        if not isinstance(res, dict) or not isinstance(res.get("job"), str):
+            raise ServiceError(202, f"expected a job id, got {res!r:.200}")
+        return res["job"]
+
+    def job(self, job_id):
+        """GET /v1/jobs/{id}: {"status": "running"|"done", "items", "done", "results" once done}."""
+        return self._request("GET", f"/v1/jobs/{job_id}")
+
+    def score_job(self, items, deadline_s=None, fresh=False, poll_s=1.0, wait_s=None):
+        """score() for batches longer than an HTTP timeout: submit, then poll every poll_s until
+        done (wait_s: give up after it, None: no limit). A job the service no longer knows (it
+        restarted) is submitted again: the items that finished come from its store."""
+        items = list(items)
+        t0 = time.monotonic()
+        job_id = self.submit_job(items, deadline_s, fresh)
+        while True:
+            try:
+                st = self.job(job_id)
+            except ServiceError as e:
+                if e.status != 404:
+                    raise
+                job_id = self.submit_job(items, deadline_s, fresh)
+                continue
+            if st.get("status") == "done":
+                return self._results(st, len(items))
+            if wait_s is not None and time.monotonic() - t0 > wait_s:
+                raise ServiceError(0, f"job {job_id}: {st.get('done')}/{st.get('items')} items "
+                                      f"done after {wait_s} s")
+            time.sleep(poll_s)
+
+    @staticmethod
+    def _results(res, n):
+        results = res.get("results") if isinstance(res, dict) else None
+        if not isinstance(results, list) or len(results) != n:
+            raise ServiceError(200, f"expected {n} results, got {res!r:.200}")
+        return results
+
+    def _score_body(self, items, deadline_s, fresh):
         out = []
         for it in items:
             it = dict(it)
@@ -90,11 +136,7 @@ class Client:
         body = {"items": out}
         if deadline_s is not None:
             body["deadline_s"] = deadline_s
-        res = self._request("POST", "/v1/score", body)
-        results = res.get("results") if isinstance(res, dict) else None
-        if not isinstance(results, list) or len(results) != len(out):
-            raise ServiceError(200, f"expected {len(out)} results, got {res!r:.200}")
-        return results
+        return body, len(out)
 
     def healthz(self):
         return self._request("GET", "/healthz")
@@ -112,6 +154,9 @@ class AsyncClient:
 
     async def score(self, items, deadline_s=None, fresh=False):
         return await asyncio.to_thread(self.sync.score, items, deadline_s, fresh)
+
+    async def score_job(self, items, deadline_s=None, fresh=False, poll_s=1.0, wait_s=None):
+        return await asyncio.to_thread(self.sync.score_job, items, deadline_s, fresh, poll_s, wait_s)
 
     async def healthz(self):
         return await asyncio.to_thread(self.sync.healthz)

@@ -34,14 +34,16 @@ static const char help_head[] =
     "  --max-items N        items in one request (default 1024; at most --max-queue)\n"
     "  --max-body BYTES     bytes in one request body (default 16777216); more: 413\n"
     "  --idle-timeout S     close a connection idle S seconds (default 30)\n"
+    "  --max-jobs N         POST /v1/jobs batches kept at once, running or finished (default 256)\n"
+    "  --job-ttl S          a finished job's answers are kept S seconds (default 3600)\n"
     "  --reward-clip K      clip of the normalised reward (default 1.5)\n"
     "  --log-reward         reward from ln(speedup) instead of the speedup\n"
     "evaluation (shared with cudal1 eval and optimize):\n";
 
 static const char help_tail[] =
     "\n"
-    "endpoints: POST /v1/score, POST /v1/prompts, POST /openrlhf/reward, GET /v1/stats,\n"
-    "GET /healthz.\n"
+    "endpoints: POST /v1/score, POST /v1/jobs + GET /v1/jobs/{id} (the same as submit and\n"
+    "poll), POST /v1/prompts, POST /openrlhf/reward, GET /v1/stats, GET /healthz.\n"
     "SIGINT/SIGTERM: stop accepting, finish the accepted items, close the store, exit 0.\n";
 
 typedef struct {
@@ -67,6 +69,8 @@ static int parse_number(cl1_serve_opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--max-queue")) field = &o->max_queue;
   else if (!strcmp(a, "--max-items")) field = &o->max_items;
   else if (!strcmp(a, "--idle-timeout")) field = &o->idle_timeout_s, hi = 3600;
+  else if (!strcmp(a, "--max-jobs")) field = &o->max_jobs, hi = 65536;
+  else if (!strcmp(a, "--job-ttl")) field = &o->job_ttl_s, hi = 7 * 86400;
   if (field) {
     if (!(rc = cl1_cli_int(a, v, lo, hi, &n))) *field = (int)n;
   } else if (!strcmp(a, "--max-body")) {
@@ -91,7 +95,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
     }
     static const char *const takes_value[] = {"--bind", "--token", "--db", "--port", "--workers",
         "--overlap", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
-        "--reward-clip"};
+        "--max-jobs", "--job-ttl", "--reward-clip"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);

@@ -35,6 +35,8 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   o->max_items = 1024;
   o->max_body = (size_t)16 << 20;
   o->idle_timeout_s = 30;
+  o->max_jobs = 256;
+  o->job_ttl_s = 3600;
 }
 
 bool cl1_serve_is_loopback(const char *bind) {
@@ -312,7 +314,7 @@ static void wait_batch(cl1_serve *svc, cl1_serve_batch *b, double deadline_s) {
   }
 }
 
-int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, int *retry) {
+int cl1_serve_batch_admit(cl1_serve *svc, cl1_serve_batch *b, int *retry) {
   int need = 0;
   for (int i = 0; i < b->n; i++)
     if (b->items[i].state == CL1_ITEM_Q_COMPILE) need++;
@@ -344,12 +346,30 @@ int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, i
     q_push(&svc->cq_head, &svc->cq_tail, it);
   }
   pthread_cond_broadcast(&svc->cv);
+  pthread_mutex_unlock(&svc->mu);
+  return 200;
+}
+
+void cl1_serve_batch_wait(cl1_serve *svc, cl1_serve_batch *b, double deadline_s) {
+  pthread_mutex_lock(&svc->mu);
   wait_batch(svc, b, deadline_s);
   cl1_serve_batch **p = &svc->active;
   while (*p != b) p = &(*p)->next_active;
   *p = b->next_active;
   pthread_mutex_unlock(&svc->mu);
-  return 200;
+}
+
+int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, int *retry) {
+  int st = cl1_serve_batch_admit(svc, b, retry);
+  if (st == 200) cl1_serve_batch_wait(svc, b, deadline_s);
+  return st;
+}
+
+int cl1_serve_batch_left(cl1_serve *svc, const cl1_serve_batch *b) {
+  pthread_mutex_lock(&svc->mu);
+  int n = b->pending;
+  pthread_mutex_unlock(&svc->mu);
+  return n;
 }
 
 void cl1_serve_request_done(cl1_serve *svc) {
@@ -395,6 +415,7 @@ cJSON *cl1_serve_stats(cl1_serve *svc) {
   cJSON_AddStringToObject(s, "backend", cl1_backend_name(svc->o->eval.backend));
   cJSON_AddStringToObject(s, "shapes", cl1_shapes_name(svc->o->eval.shapes));
   pthread_mutex_unlock(&svc->mu);
+  cl1_serve_jobs_stats(svc, s);  /* jobs_mu is never taken under mu */
   return s;
 }
 
@@ -508,6 +529,7 @@ static void close_state(cl1_serve *svc) {
   cl1_store_close(svc->store);
   if (svc->tmpdir[0]) nftw(svc->tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
   cl1_serve_tasks_free(svc);
+  cl1_serve_jobs_free(svc);
   free(svc->protocol);
 }
 
@@ -544,6 +566,7 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_cond_init(&svc.cv, NULL);
   pthread_mutex_init(&svc.task_mu, NULL);
   pthread_mutex_init(&svc.commit_mu, NULL);
+  pthread_mutex_init(&svc.jobs_mu, NULL);
   pthread_cond_init(&svc.commit_cv, NULL);
   int rc = signals_install(err) ? 3 : open_state(&svc, err);
   pthread_t th[256];

@@ -30,6 +30,8 @@ typedef struct {
   int max_items;             /* items of one request */
   size_t max_body;           /* bytes of one request body */
   int idle_timeout_s;        /* a connection idle this long is closed */
+  int max_jobs;              /* POST /v1/jobs batches kept at once (running or finished) */
+  int job_ttl_s;             /* a finished job's answers are kept this long */
 } cl1_serve_opts;
 
 void cl1_serve_opts_default(cl1_serve_opts *o);

@@ -3,7 +3,7 @@
  * body limit (413 from Content-Length before the body is read, or as soon as an upload without
  * one passes it), the item limit, per-connection idle timeouts, and requests turned into
  * batches and batches into answers: POST /v1/score, POST /openrlhf/reward, POST /v1/prompts,
- * GET /v1/stats, GET /healthz. A malformed request is a 400 naming the field; a bad candidate is a 200 answer. */
+ * POST /v1/jobs and GET /v1/jobs/{id} (serve_jobs.c), GET /v1/stats, GET /healthz. A malformed request is a 400 naming the field; a bad candidate is a 200 answer. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -16,11 +16,12 @@
 #include "serve_int.h"
 #include "../base/hash.h"
 
-typedef enum { R_NONE, R_HEALTH, R_STATS, R_SCORE, R_OPENRLHF, R_PROMPTS } route;
+typedef enum { R_NONE, R_HEALTH, R_STATS, R_SCORE, R_OPENRLHF, R_PROMPTS, R_JOBS, R_JOB } route;
 
 /* One request's state between the handler's calls. */
 typedef struct {
   route r;
+  char job[40];              /* GET /v1/jobs/{id}: the id */
   char *body;
   size_t len, cap;
   bool answered;             /* a response was queued before the body was read */
@@ -59,13 +60,23 @@ static enum MHD_Result fail(struct MHD_Connection *c, unsigned status, const cha
 
 /* ---- before the body: route, token, size ------------------------------------------------------ */
 
-static route route_of(const char *url, const char *method, const char **want) {
+/* /v1/jobs/{id} into x->job; false for another URL. */
+static bool job_url(const char *url, conn *x) {
+  static const char pre[] = "/v1/jobs/";
+  if (strncmp(url, pre, sizeof pre - 1)) return false;
+  snprintf(x->job, sizeof x->job, "%.39s", url + sizeof pre - 1);
+  return true;
+}
+
+static route route_of(const char *url, const char *method, conn *x, const char **want) {
   static const struct { const char *url, *method; route r; } routes[] = {
       {"/healthz", "GET", R_HEALTH}, {"/v1/stats", "GET", R_STATS},
       {"/v1/score", "POST", R_SCORE}, {"/openrlhf/reward", "POST", R_OPENRLHF},
-      {"/v1/prompts", "POST", R_PROMPTS}};
+      {"/v1/prompts", "POST", R_PROMPTS}, {"/v1/jobs", "POST", R_JOBS},
+      {"/v1/jobs/", "GET", R_JOB}};
+  bool job = job_url(url, x);
   for (size_t i = 0; i < sizeof routes / sizeof *routes; i++) {
-    if (strcmp(url, routes[i].url)) continue;
+    if (routes[i].r == R_JOB ? !job : strcmp(url, routes[i].url) != 0) continue;
     *want = routes[i].method;
     return strcmp(method, routes[i].method) ? R_NONE : routes[i].r;
   }
@@ -97,7 +108,7 @@ static int precheck(cl1_serve *svc, struct MHD_Connection *c, conn *x, const cha
                     const char *method, enum MHD_Result *res) {
   const char *want;
   char msg[300];
-  x->r = route_of(url, method, &want);
+  x->r = route_of(url, method, x, &want);
   const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
   if (svc->o->token && x->r != R_HEALTH && !token_ok(svc->o->token, auth)) {
     *res = fail(c, MHD_HTTP_UNAUTHORIZED, auth ? "wrong bearer token" :
@@ -232,8 +243,7 @@ static cl1_serve_batch *score_batch(cl1_serve *svc, const cJSON *doc, double *de
   return b;
 }
 
-/* The answers, in request order, with the caller's ids. */
-static cJSON *results_doc(const cl1_serve_batch *b) {
+cJSON *cl1_serve_results_doc(const cl1_serve_batch *b) {
   cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "results");
   for (int i = 0; i < b->n; i++) {
     const cl1_serve_item *it = &b->items[i];
@@ -319,14 +329,19 @@ static enum MHD_Result batch_reply(cl1_serve *svc, struct MHD_Connection *c, con
   route r = x->r;
   char msg[1200];
   double deadline = 0;
-  cl1_serve_batch *b = r == R_SCORE ? score_batch(svc, doc, &deadline, msg, sizeof msg)
-                                    : rlhf_batch(svc, doc, msg, sizeof msg);
+  cl1_serve_batch *b = r != R_OPENRLHF ? score_batch(svc, doc, &deadline, msg, sizeof msg)
+                                       : rlhf_batch(svc, doc, msg, sizeof msg);
   if (!b) return fail(c, MHD_HTTP_BAD_REQUEST, msg, 0);
   int retry = 0;
+  if (r == R_JOBS) {  /* answered at once; the job's thread waits for its items */
+    cJSON *answer;
+    unsigned st = cl1_serve_job_submit(svc, b, deadline, &answer, &retry);
+    return reply(c, st, answer, st == MHD_HTTP_SERVICE_UNAVAILABLE ? retry : 0);
+  }
   int st = cl1_serve_batch_run(svc, b, deadline, &retry);
   x->active = st == 200;
   enum MHD_Result res =
-      st == 200 ? reply(c, MHD_HTTP_OK, r == R_SCORE ? results_doc(b) : rlhf_doc(b), 0)
+      st == 200 ? reply(c, MHD_HTTP_OK, r == R_SCORE ? cl1_serve_results_doc(b) : rlhf_doc(b), 0)
                 : fail(c, MHD_HTTP_SERVICE_UNAVAILABLE,
                        svc->stopping ? "the service is stopping" : "the queue is full (--max-queue)",
                        retry);
@@ -341,6 +356,15 @@ static enum MHD_Result dispatch(cl1_serve *svc, struct MHD_Connection *c, conn *
     return reply(c, MHD_HTTP_OK, d, 0);
   }
   if (x->r == R_STATS) return reply(c, MHD_HTTP_OK, cl1_serve_stats(svc), 0);
+  if (x->r == R_JOB) {
+    cJSON *d = cl1_serve_job_get(svc, x->job);
+    if (d) return reply(c, MHD_HTTP_OK, d, 0);
+    char msg[300];
+    snprintf(msg, sizeof msg, "no job '%.40s' (a finished job is kept --job-ttl %d s; a restarted "
+             "service has none: resubmit, finished items come from the store)", x->job,
+             svc->o->job_ttl_s);
+    return fail(c, MHD_HTTP_NOT_FOUND, msg, 0);
+  }
   const char *end = NULL;
   cJSON *doc = x->len ? cJSON_ParseWithLengthOpts(x->body, x->len, &end, 0) : NULL;
   char msg[200];

@@ -54,6 +54,18 @@ typedef struct cl1_serve_batch {
   struct cl1_serve_batch *next_active;  /* the service's batches with items in flight */
 } cl1_serve_batch;
 
+/* A batch submitted with POST /v1/jobs: evaluated by its own thread, polled with GET
+ * /v1/jobs/{id}, kept --job-ttl seconds after it finished (serve_jobs.c). */
+typedef struct cl1_serve_job {
+  struct cl1_serve_job *next;
+  char id[33];               /* 128 random bits, hex: a job is read by whoever knows its id */
+  struct cl1_serve *svc;
+  cl1_serve_batch *batch;    /* while it runs; NULL once done */
+  double deadline_s, submitted, finished;
+  int n;
+  cJSON *results;            /* once done: {"results":[...]} as /v1/score answers */
+} cl1_serve_job;
+
 typedef struct cl1_serve {
   const cl1_serve_opts *o;
   cl1_store *store;
@@ -79,6 +91,10 @@ typedef struct cl1_serve {
   pthread_cond_t commit_cv;
   struct cl1_serve_rec *commit_q;
   bool committing;
+  /* under jobs_mu (taken before mu, never after) */
+  pthread_mutex_t jobs_mu;
+  cl1_serve_job *jobs;
+  long jobs_submitted;
   /* under task_mu */
   pthread_mutex_t task_mu;
   cl1_serve_task **tasks;
@@ -91,6 +107,12 @@ typedef struct cl1_serve {
  * the queue is full or the service is stopping (nothing queued then). A 200 counts the request
  * as active until cl1_serve_request_done (once its answer is sent: the drain waits for that). */
 int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, int *retry_after);
+/* batch_run in two halves, for a job: admit (queue it, or 503 as above) and wait (until every
+ * item is done or answered infra_error past deadline_s). */
+int cl1_serve_batch_admit(cl1_serve *svc, cl1_serve_batch *b, int *retry_after);
+void cl1_serve_batch_wait(cl1_serve *svc, cl1_serve_batch *b, double deadline_s);
+/* Items of an admitted batch not yet answered. */
+int cl1_serve_batch_left(cl1_serve *svc, const cl1_serve_batch *b);
 void cl1_serve_request_done(cl1_serve *svc);
 /* The counters as a JSON object. */
 cJSON *cl1_serve_stats(cl1_serve *svc);
@@ -121,7 +143,22 @@ cJSON *cl1_serve_prompts(cl1_serve *svc, const cJSON *req, unsigned *status, cha
 /* An infra_error answer with this feedback (recorded in the store too). */
 void cl1_serve_infra(cl1_serve *svc, cl1_serve_item *it, const char *why);
 
+/* serve_jobs.c: POST /v1/jobs with a prepared batch -> 202 {"job","status","items","done"}, or
+ * 503 (queue or --max-jobs full; *retry_after set); the batch is the job's from then on (freed by
+ * it), whatever the answer. */
+unsigned cl1_serve_job_submit(cl1_serve *svc, cl1_serve_batch *b, double deadline_s,
+                              cJSON **answer, int *retry_after);
+/* GET /v1/jobs/{id}: {"job","status":"running"|"done","items","done","age_s"} with "results" once
+ * done; NULL when no such job is kept. */
+cJSON *cl1_serve_job_get(cl1_serve *svc, const char *id);
+/* The jobs' counters into /v1/stats. */
+void cl1_serve_jobs_stats(cl1_serve *svc, cJSON *stats);
+/* At shutdown (every job finished: the drain waited for them). */
+void cl1_serve_jobs_free(cl1_serve *svc);
+
 /* serve_http.c */
+/* A finished batch's answers in request order, with the caller's ids and "cached". */
+cJSON *cl1_serve_results_doc(const cl1_serve_batch *b);
 struct MHD_Daemon;
 /* Starts the HTTP daemon on o->bind:o->port; *port the one it got. NULL with err. */
 struct MHD_Daemon *cl1_serve_http_start(cl1_serve *svc, int *port, cl1_err *err);

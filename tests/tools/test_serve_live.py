@@ -62,6 +62,20 @@ class LiveService(unittest.TestCase):
         self.assertTrue(again[0]["cached"])
         self.assertEqual(again[0]["verdict"], "pass")
 
+    def test_a_job_is_submitted_and_polled_to_the_same_answers(self):
+        c = cudal1.Client(self.url, token=self.token, retries=1)
+        code = RELU + "\n/* job */\n"
+        r = c.score_job([{"task": TASK, "code": code}, {"task": TASK, "code": WRONG}], poll_s=0.05,
+                        wait_s=120)
+        self.assertEqual([x["verdict"] for x in r][0], "pass")
+        self.assertNotEqual(r[1]["verdict"], "pass")
+        again = c.score([{"task": TASK, "code": code}])
+        self.assertTrue(again[0]["cached"])
+        self.assertEqual(again[0]["speedup"], r[0]["speedup"])
+        with self.assertRaises(cudal1.ServiceError) as e:
+            c.job("f" * 32)
+        self.assertEqual(e.exception.status, 404)
+
     def test_a_wrong_token_is_a_service_error_not_a_retry_loop(self):
         c = cudal1.Client(self.url, token="wrong", retries=3, backoff=0.01)
         with self.assertRaises(cudal1.ServiceError) as e:
