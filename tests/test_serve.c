@@ -559,6 +559,18 @@ static char *distinct_batch(int n, const char *tag, char texts[][8192]) {
   return items_body(n, "code", ptr, false);
 }
 
+/* Entries of $TMPDIR (or /tmp) whose names start with prefix. */
+static int tmp_entries(const char *prefix) {
+  const char *tmp = getenv("TMPDIR");
+  DIR *d = opendir(tmp && *tmp ? tmp : "/tmp");
+  assert_non_null(d);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) n += !strncmp(e->d_name, prefix, strlen(prefix));
+  closedir(d);
+  return n;
+}
+
 static void test_kill_9_mid_batch_then_restart_answers_from_the_store(void **state) {
   (void)state;
   enum { N = 4 };
@@ -576,7 +588,11 @@ static void test_kill_9_mid_batch_then_restart_answers_from_the_store(void **sta
   pthread_join(t, NULL);
   free(j.r.body);
   assert_true(done >= 1);
+  char left[64];
+  snprintf(left, sizeof left, "cudal1-serve.%d.", (int)s.pid);
+  assert_int_equal(tmp_entries(left), 1);  /* the killed service's items' folder */
   svc_start(&s, NULL);  /* the same store */
+  assert_int_equal(tmp_entries(left), 0);  /* swept by the next service */
   resp r;
   http(s.port, "/v1/score", body, NULL, &r);
   cJSON *doc;

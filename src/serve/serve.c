@@ -7,12 +7,14 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <microhttpd.h>
 #include "serve_int.h"
@@ -498,11 +500,40 @@ static int open_gpus(cl1_serve *svc, cl1_err *err) {
   return 0;
 }
 
+static int rm_entry(const char *p, const struct stat *sb, int type, struct FTW *ftw) {
+  (void)sb, (void)ftw;
+  return type == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+/* Items' folders of services that died without their drain (kill -9, a crash): named
+ * cudal1-serve.PID.XXXXXX, ours, and PID gone. A folder whose PID lives, or is another user's,
+ * stays. */
+static void sweep_dead_tmpdirs(const char *root) {
+  DIR *d = opendir(root);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    if (strncmp(e->d_name, "cudal1-serve.", 13)) continue;
+    long pid = strtol(e->d_name + 13, &end, 10);
+    if (end == e->d_name + 13 || *end != '.' || pid <= 0) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+    if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+    nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+  }
+  closedir(d);
+}
+
 static int open_state(cl1_serve *svc, cl1_err *err) {
   if (cl1_store_open(svc->o->db, &svc->store, err)) return 3;
   snprintf(svc->stats_path, sizeof svc->stats_path, "%s.reward-stats.json", svc->o->db);
   const char *tmp = getenv("TMPDIR");
-  snprintf(svc->tmpdir, sizeof svc->tmpdir, "%s/cudal1-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  sweep_dead_tmpdirs(tmp && *tmp ? tmp : "/tmp");
+  snprintf(svc->tmpdir, sizeof svc->tmpdir, "%s/cudal1-serve.%ld.XXXXXX", tmp && *tmp ? tmp : "/tmp",
+           (long)getpid());
   if (!mkdtemp(svc->tmpdir)) {
     svc->tmpdir[0] = 0;
     return cl1_err_set(err, "cannot create a folder under %s: %s", tmp && *tmp ? tmp : "/tmp",
@@ -517,11 +548,6 @@ static int open_state(cl1_serve *svc, cl1_err *err) {
   }
   svc->protocol = cl1_serve_protocol(svc->o, svc->device);
   return svc->protocol ? 0 : (cl1_err_set(err, "out of memory"), 3);
-}
-
-static int rm_entry(const char *p, const struct stat *sb, int type, struct FTW *ftw) {
-  (void)sb, (void)ftw;
-  return type == FTW_DP ? rmdir(p) : unlink(p);
 }
 
 static void close_state(cl1_serve *svc) {
