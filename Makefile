@@ -27,7 +27,7 @@ WORKER_C := $(filter-out src/worker/main.c,$(wildcard src/worker/*.c))
 WORKER_CU:= $(wildcard src/worker/*.cu)
 LIB_C   := $(BASE_C) $(TASK_C) $(WORKER_C) \
            $(wildcard src/eval/*.c src/peaks/*.c src/store/*.c src/policy/*.c src/loop/*.c src/report/*.c src/data/*.c \
-                    src/serve/*.c)
+                    src/serve/*.c src/train/*.c)
 LIB_CU  := $(TASK_CU) $(WORKER_CU) $(wildcard src/eval/*.cu)
 OPS_C   := $(wildcard src/ops/*.c)
 OPS_CU  := $(wildcard src/ops/*.cu)
@@ -129,6 +129,8 @@ $(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_revi
 $(BUILD)/tests/test_collect: $(BUILD)/cudal1
 # test_serve runs `cudal1 serve` and talks HTTP to it
 $(BUILD)/tests/test_serve: $(BUILD)/cudal1
+# test_train runs `cudal1 train` (which runs `cudal1 serve`) and `cudal1 report`
+$(BUILD)/tests/test_train: $(BUILD)/cudal1
 # test_doctor runs `cudal1 doctor`
 $(BUILD)/tests/test_doctor: $(BUILD)/cudal1
 

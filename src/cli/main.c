@@ -17,6 +17,8 @@ static const char usage[] =
     "              replies are evaluated and recorded with the policy's name (for dataset sft)\n"
     "  baselines import   load PyTorch baseline times (tools/baselines.py) into the store\n"
     "  serve       the reward service training engines call (HTTP: score candidates, rewards)\n"
+    "  train       CUDA-L1's training stages (sft, selfsup, grpo) on TRL or verl, rewarded by\n"
+    "              its own serve, every stage, round and step recorded in the store\n"
     "  report      the results table from the store (Markdown, HTML with SVG plots, JSON)\n"
     "  dataset     training data from the store: sft (passing solutions as chat rows) or rl\n"
     "              (prompt rows with exemplars; TRL or verl layout)\n"
@@ -91,6 +93,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "serve")) return cl1_cmd_serve(argc - 1, argv + 1);
   if (!strcmp(cmd, "dataset")) return cl1_cmd_dataset(argc - 1, argv + 1);
   if (!strcmp(cmd, "collect")) return cl1_cmd_collect(argc - 1, argv + 1);
+  if (!strcmp(cmd, "train")) return cl1_cmd_train(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown %s '%s' (see cudal1 --help)\n", cmd[0] == '-' ? "option" : "command", cmd);
   return 2;
 }

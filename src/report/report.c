@@ -145,6 +145,7 @@ void cl1_report_free(cl1_report *r) {
     free(u->finished_at);
   }
   free(r->runs);
+  cl1_rep_train_free(r);
   free(r->db_path);
   free(r);
 }

@@ -3,7 +3,9 @@
  * max speedup over tasks with a correct solution, the share of tasks faster than 1.01x, fast_p for
  * p in {0, 1, 1.5, 2} and the success rate — against the C reference (the speedups the evaluator
  * stores) and against each baseline in the store's `baselines` table (issue 6). Rendered as
- * Markdown, as one self-contained HTML file with inline SVG plots, and as JSON. */
+ * Markdown, as one self-contained HTML file with inline SVG plots, and as JSON. The training
+ * view (issue 21): per `cudal1 train` run, each stage's rounds (success rate, reward, mean and
+ * best speedup), its evaluations and its GRPO steps, with curves in the HTML. */
 #ifndef CL1_REPORT_H
 #define CL1_REPORT_H
 #include <stdbool.h>
@@ -75,6 +77,39 @@ typedef struct {
   int n_rounds;
 } cl1_report_section;
 
+/* ---- the training view (report_train.c: `cudal1 train` runs, store schema v5) ---- */
+
+/* One event's numbers (step, round or eval); NAN where the event did not give one. */
+typedef struct {
+  char stage[16];
+  int round, step;      /* -1: absent */
+  int n_samples;        /* -1: absent */
+  double loss, reward_mean, reward_std, success, speedup_mean, speedup_best;
+  double t_generate, t_reward, t_update, t_step;
+} cl1_report_train_point;
+
+/* One round of one stage: its round event's numbers, or (from_steps) the mean of its steps'
+ * (success, reward, mean speedup) and their best speedup when the engine gave no round event. */
+typedef struct {
+  char stage[16];
+  int round, steps, n_samples;
+  double success, reward_mean, speedup_mean, speedup_best;
+  bool from_steps;
+} cl1_report_train_round;
+
+typedef struct {
+  long long id;
+  char *created, *stage, *engine, *model, *out, *status;
+  char *error;                       /* the last error event's message (NULL: none) */
+  cl1_report_train_round *rounds;    /* by stage (sft, selfsup, grpo, others), then round */
+  int n_rounds;
+  cl1_report_train_point *evals;     /* eval events, in order */
+  int n_evals;
+  cl1_report_train_point *steps;     /* step events in order; a step repeated after --resume
+                                        counts once, as last reported */
+  int n_steps;
+} cl1_report_train_run;
+
 typedef struct {
   char *db_path;
   long long run;        /* the --run filter; 0: every run */
@@ -82,6 +117,8 @@ typedef struct {
   int n_runs;
   cl1_report_section *sec;
   int n_sec;
+  cl1_report_train_run *train; /* every `cudal1 train` run (none with --run), by id */
+  int n_train;
 } cl1_report;
 
 typedef struct {
@@ -92,7 +129,7 @@ typedef struct {
 } cl1_report_opts;
 
 /* Reads the store. Errors (exit 2 in the CLI): no such file, not a cudal1 store, unknown run,
- * nothing to report. */
+ * nothing to report (no runs, evaluations or training runs). */
 int cl1_report_load(const cl1_report_opts *o, cl1_report **out, cl1_err *err);
 void cl1_report_free(cl1_report *r);
 

@@ -1,7 +1,8 @@
 /* report_db.c — reads the report's numbers from the store: opens the SQLite file read-only (the
  * report never migrates or writes), checks it is a cudal1 store, resolves --run, finds the
  * (backend, shape set) sections of the data, and per task the best passing evaluation, the
- * sample/evaluation/round counts, the baselines' times, and the per-round best speedups.
+ * sample/evaluation/round counts, the baselines' times, and the per-round best speedups (the
+ * training runs: report_train.c).
  * Queries follow the store's schema v1 (the contract in the design notes), not src/store's API. */
 #include "report_int.h"
 #include "../loop/baselines.h"
@@ -174,10 +175,12 @@ static int find_sections(rd *c, cl1_report *r, const cl1_report_opts *o, cl1_err
   }
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return sql_fail(c, "the shape sets", err);
+  if (!k && r->n_train) return 0; /* the training view alone */
   if (!k) {
     if (r->run) return cl1_err_set(err, "run %lld in %s has no rounds or evaluations yet: nothing "
                                    "to report", r->run, c->path);
-    return cl1_err_set(err, "%s holds no runs or evaluations yet: nothing to report", c->path);
+    return cl1_err_set(err, "%s holds no runs or evaluations yet (nor training runs): nothing "
+                       "to report", c->path);
   }
   if (!r->n_sec)
     return cl1_err_set(err, "no results for%s%s%s%s in %s%s (results exist for device/shapes: %s)",
@@ -572,7 +575,8 @@ int cl1_report_load(const cl1_report_opts *o, cl1_report **out, cl1_err *err) {
       snprintf(c.sol_where, sizeof c.sol_where, "1");
       snprintf(c.run_where, sizeof c.run_where, "1");
     }
-    rc = find_sections(&c, r, o, err) || load_runs(&c, r, err) ? -1 : 0;
+    rc = cl1_rep_train_load(c.db, c.path, r, err) || find_sections(&c, r, o, err) ||
+                 load_runs(&c, r, err) ? -1 : 0;
   }
   for (int i = 0; !rc && i < r->n_sec; i++) rc = load_section(&c, &r->sec[i], err);
   sqlite3_close(c.db);

@@ -1,7 +1,7 @@
 /* report_html.c — the report as one self-contained HTML file: inline CSS, the same tables as the
  * Markdown, and inline SVG plots drawn here (no scripts, no external references): the speedup
- * distribution per level on a log2 axis, and the best speedup per round of each run. Every text
- * from the store is HTML-escaped. */
+ * distribution per level on a log2 axis, and the best speedup per round of each run (the training
+ * view's curves: report_train_view.c). Every text from the store is HTML-escaped. */
 #include "report_int.h"
 #include <math.h>
 #include <stdio.h>
@@ -419,6 +419,10 @@ int cl1_report_html(const cl1_report *r, char **out, cl1_err *err) {
       free(b.p);
       return -1;
     }
+  if (cl1_rep_train_html(&b, r, err)) {
+    free(b.p);
+    return -1;
+  }
   cl1_rep_puts(&b, "</body>\n</html>\n");
   return cl1_rep_take(&b, "HTML report", out, err);
 }

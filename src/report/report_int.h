@@ -1,5 +1,6 @@
 /* report_int.h — what the report's files share (report.c: statistics and text helpers;
- * report_db.c: reading the store; report_md.c, report_json.c, report_html.c: the renderers): a
+ * report_db.c: reading the store; report_md.c, report_json.c, report_html.c: the renderers;
+ * report_train.c, report_train_view.c: the training view): a
  * growing text buffer with escaping, and number formatting. Private to the report. */
 #ifndef CL1_REPORT_INT_H
 #define CL1_REPORT_INT_H
@@ -48,6 +49,17 @@ void cl1_rep_stats_cells(const cl1_report_stats *a, const cl1_report_stats *x,
 
 /* Whether any covered run used the replay policy; all_replayed says whether every one did. */
 bool cl1_rep_replayed(const cl1_report *r, bool *all_replayed);
+
+/* The training view (report_train.c loads it, report_train_view.c renders it): read from the
+ * store's train_runs and train_events when the file has them (schema v5), none otherwise. */
+int cl1_rep_train_load(void *sqlite_db, const char *path, cl1_report *r, cl1_err *err);
+void cl1_rep_train_free(cl1_report *r);
+void cl1_rep_train_md(cl1_rep_buf *b, const cl1_report *r);
+int cl1_rep_train_html(cl1_rep_buf *b, const cl1_report *r, cl1_err *err);
+/* Adds "training": [...] to the JSON document (a cJSON object). */
+void cl1_rep_train_json(void *cjson_doc, const cl1_report *r);
+/* "1.23", or "—" for NAN. */
+const char *cl1_rep_fmt_num(double v, char buf[32]);
 
 /* The degenerate-task mark (a dagger) used by every renderer. */
 #define CL1_REP_DAGGER "\xe2\x80\xa0"

@@ -1,7 +1,7 @@
 /* report_json.c — the report's numbers as JSON (the same ones the Markdown and HTML show):
  * runs, and per section the summary of every column per level (all tasks and without the
- * degenerate ones), the per-task rows and the per-round best speedups. Undefined numbers are
- * null. */
+ * degenerate ones), the per-task rows and the per-round best speedups; "training": the training
+ * view's runs, rounds, evaluations and every step. Undefined numbers are null. */
 #include "report_int.h"
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -157,6 +157,7 @@ int cl1_report_json(const cl1_report *r, char **out, cl1_err *err) {
       cJSON_Delete(doc);
       return -1;
     }
+  cl1_rep_train_json(doc, r);
   *out = cJSON_Print(doc);
   cJSON_Delete(doc);
   if (!*out) return cl1_err_set(err, "report: out of memory rendering the JSON report");

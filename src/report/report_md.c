@@ -1,6 +1,6 @@
 /* report_md.c — the report as Markdown: per (backend, shape set) a summary table per column (the
  * C reference, then each baseline) with a row per level and one for all, the per-task table, and
- * the best speedup per round of each run. */
+ * the best speedup per round of each run; then the training view (report_train_view.c). */
 #include "report_int.h"
 #include <math.h>
 #include <stdio.h>
@@ -147,5 +147,6 @@ int cl1_report_markdown(const cl1_report *r, char **out, cl1_err *err) {
     md_tasks(&b, s);
     md_rounds(&b, s);
   }
+  cl1_rep_train_md(&b, r);
   return cl1_rep_take(&b, "Markdown report", out, err);
 }

@@ -79,9 +79,21 @@ static const char SCHEMA_V4[] =
     "UPDATE samples SET policy = (SELECT policy FROM runs WHERE runs.id = samples.run_id),"
     " model = (SELECT model FROM runs WHERE runs.id = samples.run_id);";
 
+/* v5 (issue 21, `cudal1 train`): a training run (stage, engine, model, output folder, the
+ * engine's config) and the events its engine printed (start, step, round, eval, checkpoint,
+ * done, error) with their stage, round and step pulled out of the event's JSON for the report. */
+static const char SCHEMA_V5[] =
+    "CREATE TABLE train_runs(id INTEGER PRIMARY KEY, created TEXT NOT NULL, stage TEXT NOT NULL,"
+    " engine TEXT NOT NULL, model TEXT, out TEXT NOT NULL, config TEXT NOT NULL,"
+    " status TEXT NOT NULL);"
+    "CREATE TABLE train_events(id INTEGER PRIMARY KEY,"
+    " run_id INTEGER NOT NULL REFERENCES train_runs(id), t TEXT NOT NULL, event TEXT NOT NULL,"
+    " stage TEXT, round INTEGER, step INTEGER, data TEXT NOT NULL);"
+    "CREATE INDEX train_events_run ON train_events(run_id, id);";
+
 /* Step N takes a file from version N - 1 to N; add a step, never edit one that has shipped. */
 static const cl1_store_step STEPS[] = {
-    {1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3}, {4, SCHEMA_V4}};
+    {1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3}, {4, SCHEMA_V4}, {5, SCHEMA_V5}};
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == CL1_STORE_SCHEMA_VERSION,
                "one migration step per schema version");
 

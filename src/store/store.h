@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "../base/err.h"
 
-#define CL1_STORE_SCHEMA_VERSION 4
+#define CL1_STORE_SCHEMA_VERSION 5
 
 typedef struct cl1_store cl1_store;
 
@@ -207,6 +207,31 @@ int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, 
 int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
                          const char *source, const char *shapes, const char *protocol,
                          int64_t *sol_id, int64_t *eval_id, char **result_json, cl1_err *err);
+
+/* ---- training runs (schema v5: `cudal1 train`) ---------------------------------------------- */
+
+typedef struct {
+  int64_t id;
+  char *created, *stage, *engine, *model /* NULL: the engine's embedded model */, *out, *config,
+      *status;
+} cl1_store_train_run;
+
+/* A new training run with status 'running'. stage: sft|selfsup|grpo|all; engine: trl|verl;
+ * out: the run's output folder; config: the engine's config (JSON text). */
+int cl1_store_train_run_create(cl1_store *s, const char *stage, const char *engine,
+                               const char *model, const char *out, const char *config,
+                               int64_t *run_id, cl1_err *err);
+/* Fills *out (owned strings; cl1_store_train_run_free). A run that is not there is an error. */
+int cl1_store_train_run_get(cl1_store *s, int64_t run_id, cl1_store_train_run *out, cl1_err *err);
+void cl1_store_train_run_free(cl1_store_train_run *r);
+/* status: running|done|failed|stopped; config NULL keeps the stored one (a resumed run stores
+ * the config it resumed with). */
+int cl1_store_train_run_update(cl1_store *s, int64_t run_id, const char *status,
+                               const char *config, cl1_err *err);
+/* One event of the run's engine: event (its "event"), stage (NULL when it names none), round and
+ * step (-1 when absent) and the whole event object as JSON text (data). */
+int cl1_store_train_event_add(cl1_store *s, int64_t run_id, const char *event, const char *stage,
+                              int round, int step, const char *data, cl1_err *err);
 
 /* ---- baselines (schema v2) ------------------------------------------------------------------ */
 
