@@ -138,6 +138,18 @@ class Client:
             body["deadline_s"] = deadline_s
         return body, len(out)
 
+    def prompts(self, tasks, n=1, exemplars=2, seed=1, tau=None):
+        """POST /v1/prompts: n contrastive prompts per task, exemplars drawn from the store's
+        passing solutions; rows {"task", "prompt_id", "index", "messages", "exemplar_ids"}."""
+        body = {"tasks": list(tasks), "n": int(n), "exemplars": int(exemplars), "seed": int(seed)}
+        if tau is not None:
+            body["tau"] = float(tau)
+        res = self._request("POST", "/v1/prompts", body)
+        rows = res.get("prompts") if isinstance(res, dict) else None
+        if not isinstance(rows, list) or len(rows) != n * len(body["tasks"]):
+            raise ServiceError(200, f"expected {n * len(body['tasks'])} prompts, got {res!r:.200}")
+        return rows
+
     def healthz(self):
         return self._request("GET", "/healthz")
 
@@ -157,6 +169,9 @@ class AsyncClient:
 
     async def score_job(self, items, deadline_s=None, fresh=False, poll_s=1.0, wait_s=None):
         return await asyncio.to_thread(self.sync.score_job, items, deadline_s, fresh, poll_s, wait_s)
+
+    async def prompts(self, tasks, n=1, exemplars=2, seed=1, tau=None):
+        return await asyncio.to_thread(self.sync.prompts, tasks, n, exemplars, seed, tau)
 
     async def healthz(self):
         return await asyncio.to_thread(self.sync.healthz)

@@ -8,13 +8,24 @@ import json
 import sys
 
 
-def jsonl_to_parquet(src, dst):
-    """Writes dst from the JSONL rows in src; returns the number of rows."""
+def write_rows(rows, dst, src="rows"):
+    """Writes verl-layout rows (dicts) to the parquet file dst; returns the number of rows. src
+    names the rows' origin in a message about a malformed one."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as e:
         raise SystemExit(f"cudal1.parquet: pyarrow is needed ({e}); pip install 'cudal1[parquet]'")
+    for n, r in enumerate(rows, 1):
+        for k in ("data_source", "prompt", "reward_model"):
+            if k not in r:
+                raise SystemExit(f"cudal1.parquet: {src}: row {n}: missing '{k}' (verl-jsonl rows)")
+    pq.write_table(pa.Table.from_pylist(rows), dst)
+    return len(rows)
+
+
+def jsonl_to_parquet(src, dst):
+    """Writes dst from the JSONL rows in src; returns the number of rows."""
     rows = []
     with open(src, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -24,12 +35,7 @@ def jsonl_to_parquet(src, dst):
                 rows.append(json.loads(line))
             except ValueError as e:
                 raise SystemExit(f"cudal1.parquet: {src}:{n}: not JSON ({e})")
-    for n, r in enumerate(rows, 1):
-        for k in ("data_source", "prompt", "reward_model"):
-            if k not in r:
-                raise SystemExit(f"cudal1.parquet: {src}: row {n}: missing '{k}' (verl-jsonl rows)")
-    pq.write_table(pa.Table.from_pylist(rows), dst)
-    return len(rows)
+    return write_rows(rows, dst, src)
 
 
 def main(argv=None):

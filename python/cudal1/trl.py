@@ -8,6 +8,8 @@ dataset needs a `task` column (the suite id; `cudal1 dataset rl` writes it), whi
 the function repeated per generation. One batched POST per call, that is per rank and step; an
 infrastructure failure is `None` (TRL leaves it out of the group's statistics: no signal, never a
 penalty for the machine); the verdict and speedup go to TRL's extra logs when it offers them."""
+import time
+
 from .client import AsyncClient, ServiceError
 
 FIELDS = ("reward", "score01", "speedup")
@@ -43,13 +45,18 @@ def _log(kwargs, results):
         pass
 
 
-def make_reward(base_url=None, token=None, field="reward", timeout=900.0, retries=5, meta=None):
+def make_reward(base_url=None, token=None, field="reward", timeout=900.0, retries=5, meta=None,
+                on_results=None, raise_on_service_error=False, backoff=1.0):
     """The reward function. field: which number to return — "reward" (CUDA-L1's normalised and
     clipped speedup reward, the default), "score01" (bounded to [0, 1]) or "speedup" (None, no
-    signal, for anything but a pass)."""
+    signal, for anything but a pass). meta: a dict recorded with every scored item, or a function
+    of the call's keyword arguments returning one (e.g. the step from TRL's trainer_state).
+    on_results(items, results, seconds): called after each scored batch (a trainer's own
+    bookkeeping). raise_on_service_error: re-raise a ServiceError (the service is gone) instead of
+    returning None for the batch — a trainer that must stop rather than train without signal."""
     if field not in FIELDS:
         raise ValueError(f"field must be one of {FIELDS}, not {field!r}")
-    client = AsyncClient(base_url, token, timeout=timeout, retries=retries)
+    client = AsyncClient(base_url, token, timeout=timeout, retries=retries, backoff=backoff)
 
     async def cudal1_reward(prompts=None, completions=None, task=None, **kwargs):
         completions = completions or []
@@ -57,19 +64,25 @@ def make_reward(base_url=None, token=None, field="reward", timeout=900.0, retrie
             raise ValueError("cudal1 reward: the dataset needs a 'task' column (the suite id)")
         tasks = task if isinstance(task, list) else [task] * len(completions)
         pids = kwargs.get("prompt_id")  # `cudal1 dataset rl`'s column, recorded with each score
+        base = meta(kwargs) if callable(meta) else meta
         items = []
         for i, (t, c) in enumerate(zip(tasks, completions)):
             it = {"task": t, "completion": _text(c)}
-            m = dict(meta or {})
+            m = dict(base or {})
             if isinstance(pids, list) and i < len(pids):
                 m["prompt_id"] = pids[i]
             if m:
                 it["meta"] = dict(m, index=i)
             items.append(it)
+        t0 = time.perf_counter()
         try:
             results = await client.score(items)
         except ServiceError:
+            if raise_on_service_error:
+                raise
             return [None] * len(completions)  # the service is down: no signal, not a penalty
+        if on_results is not None:
+            on_results(items, results, time.perf_counter() - t0)
         _log(kwargs, results)
         # JSON's 0 arrives as an int: TRL stacks the values into a float tensor
         return [None if r.get("status") != "ok" or r.get(field) is None else float(r[field])

@@ -28,20 +28,51 @@ def _row(score, passed=0.0, speedup=0.0, infra=0.0, cached=0.0):
             "infra": float(infra), "cached": float(cached)}
 
 
-def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **kwargs):
-    """The reward of one response (solution_str) for the task ground_truth."""
+def _score_one(client, data_source, solution_str, ground_truth, extra_info, meta=None):
+    """One response's row (see compute_score); never raises."""
     infra_score = float(os.environ.get("CUDAL1_INFRA_SCORE", "0.0"))
     field = os.environ.get("CUDAL1_REWARD_FIELD", "reward")
     try:
         if not ground_truth or solution_str is None:
             return _row(infra_score, infra=1.0)
         item = {"task": str(ground_truth), "completion": str(solution_str)}
+        m = dict(meta or {})
         if isinstance(extra_info, dict):
-            item["meta"] = {k: v for k, v in extra_info.items() if isinstance(v, (str, int, float, bool))}
-        r = _get_client().score([item])[0]
+            m.update({k: v for k, v in extra_info.items() if isinstance(v, (str, int, float, bool))})
+        if m:
+            item["meta"] = m
+        r = client.score([item])[0]
         if r.get("status") != "ok" or r.get(field) is None:
             return _row(infra_score, infra=1.0)
         return _row(r[field], passed=r.get("verdict") == "pass", speedup=r.get("speedup") or 0.0,
                     cached=bool(r.get("cached")))
     except Exception:  # noqa: BLE001 — verl must never see an exception
         return _row(infra_score, infra=1.0)
+
+
+def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **kwargs):
+    """The reward of one response (solution_str) for the task ground_truth."""
+    return _score_one(_get_client(), data_source, solution_str, ground_truth, extra_info)
+
+
+def make_compute_score(urls, token=None, meta=None, timeout=900.0, retries=5):
+    """A compute_score that spreads its calls over several services (one `cudal1 serve` per
+    evaluation node), round-robin per call; meta is recorded with every item (the item's
+    extra_info adds to it). verl runs a synchronous compute_score in a thread pool, so the calls
+    of a batch overlap across the services."""
+    import itertools
+    import threading
+    if isinstance(urls, str):
+        urls = [u for u in urls.split(",") if u.strip()]
+    if not urls:
+        raise ValueError("make_compute_score: no service URL")
+    clients = [Client(u.strip(), token, timeout=timeout, retries=retries) for u in urls]
+    turn, lock = itertools.count(), threading.Lock()
+
+    def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **kwargs):
+        with lock:
+            client = clients[next(turn) % len(clients)]
+        return _score_one(client, data_source, solution_str, ground_truth, extra_info, meta)
+
+    compute_score.clients = clients
+    return compute_score

@@ -1,0 +1,90 @@
+"""__main__.py — `python3 -m cudal1.train --config OUT/train-config.json`: the engine `cudal1
+train` runs as a child. Reads the config, checks the dependencies, runs the TRL or verl engine,
+and turns every way of failing into one error event and the contract's exit status:
+2 the user's input, 3 the service, 4 out of memory, 5 a missing Python dependency, 130 Ctrl-C."""
+import argparse
+import importlib
+import os
+import signal
+import sys
+import traceback
+
+from .config import EXIT_DEPS, EXIT_INFRA, EXIT_OOM, OOM_HINT, PIP_LINE, EngineError, load
+from .events import emit, log
+
+TRAIN_DEPS = ("trl", "transformers", "peft", "datasets", "tokenizers", "accelerate", "pyarrow", "torch")
+
+
+def check_deps(names):
+    """Imports each module; EngineError(5) with the pip line for the first that fails."""
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            raise EngineError(EXIT_DEPS, f"the Python package '{name}' cannot be imported ({e})", PIP_LINE)
+
+
+def _is_oom(e):
+    try:
+        import torch
+        if isinstance(e, torch.OutOfMemoryError):
+            return True
+    except ImportError:
+        pass
+    return isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and "out of memory" in str(e).lower())
+
+
+def _on_sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
+def run(cfg):
+    """Runs the configured engine; returns the exit status."""
+    if cfg["engine"] == "verl":
+        from . import verl_engine
+        return verl_engine.run(cfg)
+    check_deps(TRAIN_DEPS)
+    if cfg["vllm_server"]:
+        check_deps(["vllm"])  # TRL's server mode syncs weights through vLLM's communicator
+    from . import trl_engine
+    return trl_engine.run(cfg)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m cudal1.train",
+                                 description="cudal1's training engine (run by `cudal1 train`)")
+    ap.add_argument("--config", required=True, help="OUT/train-config.json")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded, nothing pings the Hub
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return run(load(args.config))
+    except EngineError as e:
+        emit("error", message=e.message, hint=e.hint or None, code=e.code)
+        log(f"error: {e.message}" + (f" ({e.hint})" if e.hint else ""))
+        return e.code
+    except KeyboardInterrupt:
+        emit("error", message="interrupted", hint="continue with --resume", code=130)
+        log("interrupted: state.json holds the last checkpoint")
+        return 130
+    except Exception as e:  # noqa: BLE001 — every failure ends as one event and a status
+        if _is_oom(e):
+            emit("error", message=f"out of memory: {str(e).splitlines()[0][:300]}", hint=OOM_HINT, code=EXIT_OOM)
+            log(f"error: out of memory ({OOM_HINT})")
+            return EXIT_OOM
+        from ..client import ServiceError
+        if isinstance(e, ServiceError):
+            emit("error", message=f"the reward service failed: {e}", hint="continue with --resume",
+                 code=EXIT_INFRA)
+            log(f"error: {e}")
+            return EXIT_INFRA
+        traceback.print_exc()
+        emit("error", message=f"{type(e).__name__}: {e}", hint="a bug in the engine: see the log", code=1)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""grpo.py — one round of stage 3: TRL's GRPOTrainer on contrastive prompts, rewarded by the
+service through cudal1.trl.make_reward, with each step's parts measured.
+
+A step is generate (the trainer's _generate, timed by a wrapper), reward (the service's batch,
+timed inside the reward function) and update (the rest of the step: log-probs, loss, backward,
+optimizer). Each rollout is scored with meta {run, stage "grpo", round, step, prompt_id}, so the
+store holds it with its reward; the step event carries the pass rate and the passes' speedups.
+The reward function raises when the service is gone, which ends train() (the caller stops with
+exit 3) rather than training on no signal."""
+import time
+
+
+
+class StepRecorder:
+    """Per-step generation and reward times, and the reward results, for the step events."""
+
+    def __init__(self):
+        self.t_generate = self.t_reward = 0.0
+        self.results = []      # this step's
+        self.all_results = []  # the round's
+
+    def on_results(self, items, results, seconds):
+        self.t_reward += seconds
+        self.results.extend(results)
+        self.all_results.extend(results)
+
+    def wrap_generate(self, trainer):
+        orig = trainer._generate
+
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                self.t_generate += time.perf_counter() - t0
+
+        trainer._generate = timed
+
+    def step_fields(self, step, t_step, logs):
+        """The step's numbers (called once per optimizer step from the callback), then reset."""
+        passed = [r for r in self.results if r.get("verdict") == "pass"]
+        speedups = [float(r["speedup"]) for r in passed if r.get("speedup")]
+        t_update = max(0.0, t_step - self.t_generate - self.t_reward)
+        out = dict(reward_mean=logs.get("reward"), reward_std=logs.get("reward_std"),
+                   success_rate=(len(passed) / len(self.results)) if self.results else None,
+                   n_samples=len(self.results),
+                   speedup_mean=(sum(speedups) / len(speedups)) if speedups else None,
+                   speedup_best=max(speedups) if speedups else None,
+                   t_generate=round(self.t_generate, 4), t_reward=round(self.t_reward, 4),
+                   t_update=round(t_update, 4),
+                   completion_len=logs.get("completions/mean_length"))
+        self.t_generate = self.t_reward = 0.0
+        self.results = []
+        return out
+
+
+def train(ctx, model, tok, prompts, rnd):
+    """grpo_steps_per_round GRPO steps on prompts ({"prompt", "task", "prompt_id"} rows);
+    returns (the trained model, merged when LoRA, and the round's reward results)."""
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from ..trl import make_reward
+    from .trl_engine import common_args, merged, quiet, step_callback
+    cfg = ctx.cfg
+    rec = StepRecorder()
+
+    def meta(kwargs):
+        st = kwargs.get("trainer_state")
+        return ctx.meta("grpo", rnd, (st.global_step + 1) if st is not None else None)
+
+    reward = make_reward(ctx.url, ctx.token, field="reward", retries=3, backoff=0.5, meta=meta,
+                         on_results=rec.on_results, raise_on_service_error=True)
+    reward.__name__ = "cudal1"
+    vllm = dict(use_vllm=True, vllm_mode="server", vllm_server_base_url=cfg["vllm_server"]) \
+        if cfg["vllm_server"] else {}
+    args = GRPOConfig(max_steps=cfg["grpo_steps_per_round"],
+                      per_device_train_batch_size=cfg["batch_size"] * cfg["num_generations"],
+                      num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
+                      beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=1.0,
+                      log_completions=False, **vllm, **common_args(ctx, "grpo", rnd))
+    trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(prompts),
+                          processing_class=tok, callbacks=[step_callback("grpo", rnd, rec.step_fields)],
+                          rollout_func=ctx.rollout)
+    quiet(trainer)
+    rec.wrap_generate(trainer)
+    trainer.train()
+    return merged(trainer.model), rec.all_results

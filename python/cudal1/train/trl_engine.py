@@ -1,0 +1,337 @@
+"""trl_engine.py — CUDA-L1's three stages on TRL (the default engine: one GPU, or a CPU for tests).
+
+  sft      SFTTrainer on config.sft_data (`cudal1 dataset sft` rows), completion-only loss; then
+           an eval (k samples per task, scored) — stage 1's success rate.
+  selfsup  rounds of: k samples per task from the current model -> scored by the service ->
+           SFT on the correct ones (REINFORCE with a 0/1 reward) -> eval. A round's samples are
+           the previous eval's when that eval sampled the same model.
+  grpo     rounds of: contrastive prompts from POST /v1/prompts (exemplars from the store, so
+           the faster solutions training finds show up in the next round) -> GRPOTrainer steps
+           with the service's reward (loss dr_grpo, no std scaling, beta 0: timing noise is not
+           amplified by per-group normalisation, and no reference model is loaded).
+
+batch_size is the number of sequences per SFT step and the number of PROMPTS per GRPO step (each
+with num_generations completions). Every round ends in a checkpoint (OUT/ckpt/<stage>-r<round>,
+a full model: with LoRA the round's adapter is merged first) and OUT/state.json; --resume
+continues after the last one. Optimizer state is per round (a new trainer each round)."""
+import os
+import shutil
+import time
+import warnings
+
+from . import sampling
+from .chat import fit_prompt, load_sft_rows, sft_dataset
+from .config import EXIT_INFRA, EXIT_INPUT, STAGES, EngineError
+from .events import State, emit, log, quiet_progress
+
+
+class Ctx:
+    """What every stage needs: the config, the service's client, the state, the device."""
+
+    def __init__(self, cfg):
+        from ..client import Client
+        self.cfg = cfg
+        self.out = cfg["out"]
+        self.url = os.environ.get("CUDAL1_SERVE_URL")
+        self.token = os.environ.get("CUDAL1_SERVE_TOKEN") or None
+        if not self.url:
+            raise EngineError(EXIT_INPUT, "CUDAL1_SERVE_URL is not set (cudal1 train sets it for the engine)")
+        # a local service: a dead one is known in seconds, a busy one answers 503 + Retry-After
+        self.client = Client(self.url, self.token, timeout=900.0, retries=3, backoff=0.5)
+        self.state = State(self.out)
+        self.generate = sampling.generate
+        self.gen_batch = cfg["batch_size"] * cfg["num_generations"]
+        self.pending = None  # the last eval's samples while the model has not changed since
+        self.rollout = None  # a TRL rollout_func replacing GRPO's generation (tests script rollouts)
+
+    def meta(self, stage, rnd, step, **extra):
+        return dict(run=self.cfg["run_id"], stage=stage, round=rnd, step=step, **extra)
+
+
+# ---- model, checkpoints ----------------------------------------------------------------------
+
+def device_args(cfg):
+    """The trainers' device and precision arguments (bf16 only on a GPU that has it)."""
+    import torch
+    if cfg["device"] == "cuda":
+        if not torch.cuda.is_available():
+            raise EngineError(EXIT_INPUT, "device cuda: torch sees no GPU", "use --device cpu, or check the driver")
+        return dict(use_cpu=False, bf16=torch.cuda.is_bf16_supported())
+    return dict(use_cpu=True, bf16=False)
+
+
+def load_model(path, cfg):
+    """(model, tokenizer) from a checkpoint directory, checked for what training needs."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    try:
+        tok = AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError) as e:
+        raise EngineError(EXIT_INPUT, f"model {path}: cannot load its tokenizer ({str(e).splitlines()[0]})")
+    if not tok.chat_template:
+        raise EngineError(EXIT_INPUT, f"model {path}: its tokenizer has no chat_template",
+                          "the prompts are chat turns: set tokenizer.chat_template and save it")
+    if tok.eos_token is None:
+        raise EngineError(EXIT_INPUT, f"model {path}: its tokenizer has no eos_token")
+    if tok.pad_token is None:
+        log(f"model {path}: the tokenizer has no pad token; padding with its eos token {tok.eos_token!r}")
+        tok.pad_token = tok.eos_token
+    try:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    except (OSError, ValueError) as e:
+        raise EngineError(EXIT_INPUT, f"model {path}: cannot load it ({str(e).splitlines()[0]})")
+    if cfg["device"] == "cuda":
+        model = model.to("cuda")
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    return model, tok
+
+
+def starting_model(ctx):
+    """The checkpoint to start from: the resume point, the user's model, or the embedded one."""
+    cfg = ctx.cfg
+    if cfg["resume"]:
+        try:
+            found = ctx.state.load()
+        except (OSError, ValueError) as e:
+            raise EngineError(EXIT_INPUT, f"--resume: {ctx.state.path}: {e}")
+        if not found:
+            raise EngineError(EXIT_INPUT, f"--resume: {ctx.state.path} not found: nothing to resume",
+                              "run without --resume to start from the beginning")
+        ck = ctx.state.data.get("checkpoint")
+        if ck:
+            if not os.path.isdir(ck):
+                raise EngineError(EXIT_INPUT, f"--resume: {ctx.state.path} names the checkpoint {ck}, which is gone")
+            log(f"resuming after {ctx.state.data['stage']} round {ctx.state.data['round']} "
+                f"(done: {', '.join(ctx.state.data['done']) or 'nothing'}) from {ck}")
+            return ck
+    elif os.path.exists(ctx.state.path):
+        log(f"{ctx.state.path}: an earlier run's state; starting afresh (not --resume)")
+    if cfg["model"]:
+        return cfg["model"]
+    from . import embedded
+    path = os.path.join(ctx.out, "model-init")
+    t0 = time.perf_counter()
+    embedded.build(cfg["repo"], path, cfg["embedded"], cfg["seed"])
+    log(f"embedded {cfg['embedded']} model at {path} ({time.perf_counter() - t0:.1f} s)")
+    return path
+
+
+def checkpoint(ctx, model, tok, stage, rnd, done):
+    """Saves model and tokenizer to OUT/ckpt/<stage>-r<round> (written beside, then renamed into
+    place), then state.json, then the event."""
+    path = os.path.join(ctx.out, "ckpt", f"{stage}-r{rnd}")
+    tmp = path + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    shutil.rmtree(path, ignore_errors=True)
+    os.replace(tmp, path)
+    ctx.state.save(stage, rnd, path, done=done)
+    emit("checkpoint", stage=stage, round=rnd, path=path)
+    return path
+
+
+def with_lora(model, cfg):
+    """A fresh LoRA adapter on model (merged back after the round), or model as it is."""
+    if not cfg["lora"]:
+        return model
+    from peft import LoraConfig, get_peft_model
+    return get_peft_model(model, LoraConfig(r=16, lora_alpha=32, lora_dropout=0.0, target_modules="all-linear",
+                                            task_type="CAUSAL_LM"))
+
+
+def merged(model):
+    return model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
+
+
+def common_args(ctx, stage, rnd):
+    """TrainingArguments every trainer here shares."""
+    cfg = ctx.cfg
+    return dict(output_dir=os.path.join(ctx.out, "trl", f"{stage}-r{rnd}"), learning_rate=cfg["lr"],
+                lr_scheduler_type="constant", warmup_steps=0, logging_steps=1, save_strategy="no",
+                report_to="none", activation_checkpointing=False, seed=cfg["seed"] + rnd,
+                disable_tqdm=True, dataloader_num_workers=0, **device_args(cfg))
+
+
+# ---- stage 1 and the SFT of stage 2 --------------------------------------------------------------
+
+def step_callback(stage, rnd, extra=None):
+    """A TrainerCallback that emits one step event per optimizer step (from TRL's logs), with the
+    step's wall time and tokens; extra(step) adds a step's own numbers (GRPO's)."""
+    from transformers import TrainerCallback
+
+    class Steps(TrainerCallback):
+        def __init__(self):
+            self.t0 = self.t_step = None
+            self.tokens = 0
+
+        def on_step_begin(self, args, state, control, **kw):
+            self.t0 = time.perf_counter()
+
+        def on_step_end(self, args, state, control, **kw):
+            self.t_step = time.perf_counter() - self.t0
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            logs = logs or {}
+            if "loss" not in logs or self.t_step is None:
+                return  # the end-of-training summary, not a step
+            tokens = logs.get("num_tokens")
+            fields = dict(loss=logs.get("loss"), grad_norm=logs.get("grad_norm"),
+                          t_step=round(self.t_step, 4))
+            if tokens is not None:
+                fields["tokens"] = int(tokens - self.tokens)
+                self.tokens = tokens
+            fields.update(extra(state.global_step, self.t_step, logs) if extra else {"t_update": round(self.t_step, 4)})
+            emit("step", stage=stage, round=rnd, step=state.global_step, **fields)
+            self.t_step = None
+
+    return Steps()
+
+
+def quiet(trainer):
+    """Drops the printer of every log dict: the step events carry the numbers."""
+    from transformers.trainer_callback import PrinterCallback
+    trainer.remove_callback(PrinterCallback)
+
+
+def train_sft(ctx, model, tok, ds, stage, rnd):
+    """SFT on ds (prompt/completion rows, completion-only loss); returns the trained model."""
+    from trl import SFTConfig, SFTTrainer
+    cfg = ctx.cfg
+    args = SFTConfig(num_train_epochs=cfg["sft_epochs"], max_steps=cfg["sft_max_steps"] or -1,
+                     per_device_train_batch_size=cfg["batch_size"], completion_only_loss=True,
+                     max_length=cfg["max_prompt_len"] + cfg["max_completion_len"], packing=False,
+                     **common_args(ctx, stage, rnd))
+    ctx.pending = None
+    model = with_lora(model, cfg)
+    trainer = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
+                         callbacks=[step_callback(stage, rnd)])
+    quiet(trainer)
+    trainer.train()
+    return merged(trainer.model)
+
+
+def evaluate(ctx, model, tok, stage, rnd):
+    """k samples per task from model, scored; the eval event. Kept for the next selfsup round."""
+    cfg = ctx.cfg
+    samples, summ = sampling.sample_and_score(ctx, model, tok, cfg["tasks"], cfg["samples_per_task"],
+                                              cfg["seed"] + 7919 * (rnd + 1),
+                                              ctx.meta(stage, rnd, 0, kind="eval"))
+    emit("eval", stage=stage, round=rnd, **summ)
+    ctx.pending = samples
+    return summ
+
+
+def stage_sft(ctx, model, tok):
+    cfg = ctx.cfg
+    if not cfg["sft_data"]:
+        raise EngineError(EXIT_INPUT, "stage sft: \"sft_data\" is null", "give the stage its data (cudal1 dataset sft)")
+    triples = load_sft_rows(cfg["sft_data"])
+    log(f"sft: {len(triples)} rows from {cfg['sft_data']}")
+    model = train_sft(ctx, model, tok, sft_dataset(tok, triples, cfg["max_prompt_len"]), "sft", 0)
+    checkpoint(ctx, model, tok, "sft", 0, done=True)
+    evaluate(ctx, model, tok, "sft", 0)
+    return model
+
+
+# ---- stage 2 -------------------------------------------------------------------------------------
+
+def correct_pairs(samples):
+    """The passing samples as (prompt, reply, task), one per distinct reply of a task."""
+    seen, out = set(), []
+    for s in samples:
+        key = (s["task"], s["text"])
+        if s["result"].get("verdict") == "pass" and key not in seen:
+            seen.add(key)
+            out.append((s["prompt"], s["text"], s["task"]))
+    return out
+
+
+def selfsup_round(ctx, model, tok, rnd):
+    """One round: samples (the last eval's when it sampled this model), the round event, SFT on
+    the correct ones (none: said in the event, no update), checkpoint, eval."""
+    cfg = ctx.cfg
+    if ctx.pending is not None:
+        samples = ctx.pending
+        summ = dict(sampling.summarize(samples), reused_eval=True)
+    else:
+        samples, summ = sampling.sample_and_score(ctx, model, tok, cfg["tasks"], cfg["samples_per_task"],
+                                                  cfg["seed"] + 104729 * (rnd + 1),
+                                                  ctx.meta("selfsup", rnd, 0, kind="sample"))
+    good = correct_pairs(samples)
+    note = None if good else "no correct samples: nothing to fine-tune on this round"
+    emit("round", stage="selfsup", round=rnd, n_correct=len(good), note=note, **summ)
+    if good:
+        model = train_sft(ctx, model, tok, sft_dataset(tok, good, cfg["max_prompt_len"]), "selfsup", rnd)
+    else:
+        log(f"selfsup round {rnd}: {note}")
+    checkpoint(ctx, model, tok, "selfsup", rnd, done=rnd == cfg["selfsup_rounds"] - 1)
+    evaluate(ctx, model, tok, "selfsup", rnd)
+    return model
+
+
+def stage_selfsup(ctx, model, tok):
+    for rnd in range(ctx.state.last_round("selfsup") + 1, ctx.cfg["selfsup_rounds"]):
+        model = selfsup_round(ctx, model, tok, rnd)
+    return model
+
+
+# ---- stage 3 -------------------------------------------------------------------------------------
+
+def grpo_round(ctx, model, tok, rnd):
+    """GRPO steps on this round's contrastive prompts; the round event and checkpoint."""
+    from ..client import ServiceError
+    from . import grpo
+    cfg = ctx.cfg
+    n_per_task = min(64, -(-cfg["grpo_steps_per_round"] * cfg["batch_size"] // len(cfg["tasks"])))
+    rows = sampling.fetch_prompts(ctx.client, cfg["tasks"], n_per_task, cfg["exemplars"], cfg["seed"] + rnd + 1)
+    prompts = [{"prompt": fit_prompt(tok, r["messages"], cfg["max_prompt_len"]), "task": r["task"],
+                "prompt_id": r["prompt_id"]} for r in rows]
+    with_ex = sum(bool(r.get("exemplar_ids")) for r in rows)
+    log(f"grpo round {rnd}: {len(prompts)} prompts, {with_ex} with exemplars from the store")
+    ctx.pending = None
+    try:
+        model, results = grpo.train(ctx, with_lora(model, cfg), tok, prompts, rnd)
+    except ServiceError as e:
+        raise EngineError(EXIT_INFRA, f"grpo round {rnd}: the reward service failed: {e}",
+                          "training stopped cleanly; continue with --resume")
+    summ = sampling.summarize([{"result": r} for r in results])
+    emit("round", stage="grpo", round=rnd, prompts_with_exemplars=with_ex, **summ)
+    checkpoint(ctx, model, tok, "grpo", rnd, done=rnd == cfg["grpo_rounds"] - 1)
+    return model
+
+
+def stage_grpo(ctx, model, tok):
+    for rnd in range(ctx.state.last_round("grpo") + 1, ctx.cfg["grpo_rounds"]):
+        model = grpo_round(ctx, model, tok, rnd)
+    return model
+
+
+STAGE_FNS = {"sft": stage_sft, "selfsup": stage_selfsup, "grpo": stage_grpo}
+ROUNDS = {"sft": lambda c: 1, "selfsup": lambda c: c["selfsup_rounds"], "grpo": lambda c: c["grpo_rounds"]}
+
+
+def run(cfg, ctx=None, stages=None):
+    """The stages the config asks for (or stages), after the resume point; returns 0."""
+    ctx = ctx or Ctx(cfg)
+    os.makedirs(ctx.out, exist_ok=True)
+    quiet_progress()
+    # TRL 1.16 asks transformers the deprecated way at each GRPO trainer: not the user's concern
+    warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+    path = starting_model(ctx)
+    model, tok = load_model(path, cfg)
+    n = sum(p.numel() for p in model.parameters())
+    log(f"model {path}: {n / 1e6:.2f} M parameters, vocabulary {len(tok)}, device {cfg['device']}")
+    stages = stages or (STAGES if cfg["stage"] == "all" else (cfg["stage"],))
+    for stage in stages:
+        rounds = ROUNDS[stage](cfg)
+        if ctx.state.finished(stage, rounds):
+            log(f"{stage}: done in an earlier run (state.json), skipped")
+            continue
+        emit("start", stage=stage, rounds=rounds, first_round=ctx.state.last_round(stage) + 1)
+        model = STAGE_FNS[stage](ctx, model, tok)
+        if not ctx.state.finished(stage, rounds):  # a stage of zero rounds still counts as done
+            ctx.state.save(stage, ctx.state.last_round(stage), ctx.state.data.get("checkpoint"), done=True)
+        emit("done", stage=stage)
+    return 0

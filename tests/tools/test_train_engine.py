@@ -1,0 +1,508 @@
+"""test_train_engine.py — the training engine (python/cudal1/train, what `cudal1 train` runs)
+against a real `cudal1 serve --device host --shapes test`, with the embedded tiny model on the CPU:
+all three stages and a resume as `python3 -m cudal1.train` processes, a self-supervised round and
+a GRPO round with scripted samples (so a correct one is certain) in this process, each failure
+a user will hit with its exit status and message, the embedded model's determinism, and the verl
+engine's files with its reward module called as verl calls it."""
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYDIR = os.path.join(ROOT, "python")
+sys.path.insert(0, PYDIR)
+BUILD = os.environ.get("CL1_BUILD", "build")
+BIN = os.path.join(BUILD if os.path.isabs(BUILD) else os.path.join(ROOT, BUILD), "cudal1")
+TOKEN = "train-t0ken"
+TASKS = ["level1/19_ReLU", "level1/23_Softmax"]
+LEGIT = {t: read(os.path.join(ROOT, "tests/legit/host", t.split("/")[1] + ".c")) for t in TASKS}
+RUN_ID = 41
+
+
+def have(*mods):
+    return all(importlib.util.find_spec(m) is not None for m in mods)
+
+
+HAVE_TRL = have("trl", "transformers", "torch", "peft", "datasets", "tokenizers", "accelerate", "pyarrow")
+NO_TRL = "trl/transformers/torch are not installed (pip install -e python[train])"
+HAVE_VERL_DEPS = have("transformers", "tokenizers", "torch", "pyarrow")
+
+
+def reply(code):
+    return "```c\n" + code + "\n```"
+
+
+def start_service(db):
+    proc = subprocess.Popen(
+        [BIN, "serve", "--device", "host", "--shapes", "test", "--port", "0", "--token", TOKEN, "--db", db,
+         "--min-trials", "5", "--max-trials", "5", "--time-budget", "0.1"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    m = re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline())
+    if not m:
+        proc.kill()
+        raise RuntimeError("cudal1 serve announced no port")
+    return proc, f"http://127.0.0.1:{m.group(1)}"
+
+
+def stop_service(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()
+
+
+def setUpModule():
+    global TMP, SERVICE, URL
+    TMP = tempfile.mkdtemp(prefix="cl1train")
+    if HAVE_VERL_DEPS:  # no progress bars from the models this process loads
+        from cudal1.train.events import quiet_progress
+        quiet_progress()
+    SERVICE, URL = start_service(os.path.join(TMP, "db"))
+    import cudal1
+    c = cudal1.Client(URL, TOKEN, retries=1)
+    with open(os.path.join(TMP, "sft.jsonl"), "w") as f:  # what `cudal1 dataset sft` writes
+        for t in TASKS:
+            p = c.prompts([t], 1, 0)[0]
+            f.write(json.dumps({"messages": p["messages"] + [{"role": "assistant", "content": reply(LEGIT[t])}],
+                                "task": t, "speedup": 1.0}) + "\n")
+
+
+def tearDownModule():
+    stop_service(SERVICE)
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+def config(out, **kw):
+    cfg = {"version": 1, "run_id": RUN_ID, "stage": "all", "engine": "trl", "model": None, "out": out,
+           "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
+           "seed": 0, "lora": False, "lr": 5e-4, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
+           "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
+           "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1,
+           "vllm_server": None, "resume": False, "embedded": "tiny"}
+    cfg.update(kw)
+    return cfg
+
+
+def engine_env(url=None, extra_path=None):
+    env = dict(os.environ, CUDAL1_SERVE_URL=url or URL, CUDAL1_SERVE_TOKEN=TOKEN, OMP_NUM_THREADS="1",
+               HF_HUB_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1", TRANSFORMERS_OFFLINE="1",
+               TOKENIZERS_PARALLELISM="false")
+    env["PYTHONPATH"] = os.pathsep.join([p for p in (extra_path, PYDIR, os.environ.get("PYTHONPATH")) if p])
+    return env
+
+
+def write_config(cfg):
+    os.makedirs(cfg["out"], exist_ok=True)
+    path = os.path.join(cfg["out"], "train-config.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    return path
+
+
+def events_of(stdout):
+    return [json.loads(line[len("CL1TRAIN "):]) for line in stdout.splitlines() if line.startswith("CL1TRAIN ")]
+
+
+def run_engine(cfg, url=None, extra_path=None, argv=None):
+    """(exit status, events, stderr) of `python3 -m cudal1.train --config` on cfg."""
+    path = write_config(cfg)
+    cmd = argv or [sys.executable, "-m", "cudal1.train", "--config", path]
+    p = subprocess.run(cmd, env=engine_env(url, extra_path), capture_output=True, text=True, timeout=300)
+    return p.returncode, events_of(p.stdout), p.stderr
+
+
+def of(events, kind, stage=None, rnd=None):
+    return [e for e in events if e["event"] == kind and (stage is None or e.get("stage") == stage)
+            and (rnd is None or e.get("round") == rnd)]
+
+
+def store_rows(db, run):
+    with sqlite3.connect(db) as c:
+        rows = c.execute("SELECT meta, reward, status FROM scores WHERE meta IS NOT NULL").fetchall()
+    out = []
+    for meta, reward, status in rows:
+        m = json.loads(meta)
+        if m.get("run") == run:
+            out.append((m, reward, status))
+    return out
+
+
+@unittest.skipUnless(HAVE_TRL, NO_TRL)
+class Pipeline(unittest.TestCase):
+    """Stages 1-3 in one process, then a resume asking for a second GRPO round."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = os.path.join(TMP, "run")
+        cls.rc1, cls.ev1, cls.err1 = run_engine(config(cls.out))
+        cls.state1 = json.loads(read(os.path.join(cls.out, "state.json")))
+        cls.rc2, cls.ev2, cls.err2 = run_engine(config(cls.out, grpo_rounds=2, resume=True))
+
+    def test_every_stage_runs_and_its_events_carry_the_numbers(self):
+        self.assertEqual(self.rc1, 0, self.err1[-3000:])
+        self.assertEqual([e["stage"] for e in of(self.ev1, "start")], ["sft", "selfsup", "grpo"])
+        self.assertEqual([e["stage"] for e in of(self.ev1, "done")], ["sft", "selfsup", "grpo"])
+        sft = of(self.ev1, "step", "sft")
+        self.assertEqual([e["step"] for e in sft], [1, 2, 3])
+        for e in sft:
+            self.assertGreater(e["loss"], 0)
+            self.assertGreater(e["tokens"], 0)
+            self.assertGreater(e["t_step"], 0)
+        for stage in ("sft", "selfsup"):  # stage 1 vs stage 2: k samples per task, scored
+            (ev,) = of(self.ev1, "eval", stage, 0)
+            self.assertEqual(ev["n_samples"], len(TASKS) * 2)
+            self.assertTrue(0.0 <= ev["success_rate"] <= 1.0)
+            self.assertIsInstance(ev["reward_mean"], float)
+        (rnd,) = of(self.ev1, "round", "selfsup", 0)
+        self.assertEqual(rnd["n_samples"], len(TASKS) * 2)
+        if rnd["n_correct"] == 0:
+            self.assertIn("no correct samples", rnd["note"])
+        grpo = of(self.ev1, "step", "grpo", 0)
+        self.assertEqual([e["step"] for e in grpo], [1, 2])
+        for e in grpo:
+            for k in ("reward_mean", "reward_std", "success_rate", "tokens", "t_generate", "t_reward",
+                      "t_update", "t_step"):
+                self.assertIn(k, e)
+            self.assertEqual(e["n_samples"], 2)  # batch_size 1 prompt x num_generations 2
+            self.assertGreater(e["t_generate"], 0)
+            self.assertGreater(e["t_reward"], 0)
+            self.assertGreaterEqual(e["t_update"], 0)
+            self.assertLessEqual(e["t_generate"] + e["t_reward"], e["t_step"] + 1e-3)
+        (gr,) = of(self.ev1, "round", "grpo", 0)
+        self.assertEqual(gr["n_samples"], 4)
+
+    def test_the_store_holds_every_rollout_with_its_reward_and_the_run(self):
+        rows = store_rows(os.path.join(TMP, "db"), RUN_ID)
+        by = {}
+        for m, reward, status in rows:
+            self.assertEqual(status, "ok")
+            self.assertIsNotNone(reward)
+            self.assertIn("prompt_id", m)
+            self.assertIn("step", m)
+            by[(m["stage"], m["round"])] = by.get((m["stage"], m["round"]), 0) + 1
+        ev = self.ev1 + self.ev2
+        want = {("sft", 0): of(ev, "eval", "sft", 0)[0]["n_samples"],
+                ("selfsup", 0): of(ev, "eval", "selfsup", 0)[0]["n_samples"],  # round 0 reused sft's eval
+                ("grpo", 0): 4, ("grpo", 1): 4}
+        self.assertEqual(by, want)
+        steps = sorted(m["step"] for m, _, _ in rows if m["stage"] == "grpo" and m["round"] == 0)
+        self.assertEqual(steps, [1, 1, 2, 2])
+
+    def test_checkpoints_load_as_models(self):
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+        for e in of(self.ev1, "checkpoint"):
+            self.assertTrue(os.path.isfile(os.path.join(e["path"], "model.safetensors")), e)
+        path = of(self.ev1, "checkpoint", "grpo", 0)[0]["path"]
+        model = AutoModelForCausalLM.from_pretrained(path)
+        tok = AutoTokenizer.from_pretrained(path)
+        self.assertEqual(model.config.vocab_size, len(tok))
+        self.assertTrue(tok.chat_template)
+        self.assertEqual(self.state1["checkpoint"], path)
+        self.assertEqual(self.state1["done"], ["sft", "selfsup", "grpo"])
+
+    def test_resume_continues_after_the_last_round_without_redoing_one(self):
+        self.assertEqual(self.rc2, 0, self.err2[-3000:])
+        self.assertEqual([e["stage"] for e in of(self.ev2, "start")], ["grpo"])
+        self.assertEqual(of(self.ev2, "start")[0]["first_round"], 1)
+        self.assertEqual({e["round"] for e in of(self.ev2, "step")}, {1})
+        self.assertEqual(of(self.ev2, "eval"), [])
+        st = json.loads(read(os.path.join(self.out, "state.json")))
+        self.assertEqual((st["stage"], st["round"]), ("grpo", 1))
+        self.assertEqual(st["rounds"], {"sft": 0, "selfsup": 0, "grpo": 1})
+        self.assertIn("resuming after grpo round 0", self.err2)
+
+
+class Failures(unittest.TestCase):
+    """What a user will hit: each one event, one message, the contract's exit status."""
+
+    def expect(self, rc_events_err, code, *words):
+        rc, events, err = rc_events_err
+        self.assertEqual(rc, code, err[-3000:])
+        (e,) = of(events, "error")
+        text = e["message"] + " " + e.get("hint", "")
+        for w in words:
+            self.assertIn(w, text)
+        return e
+
+    def test_a_missing_dependency_is_exit_5_with_the_pip_line(self):
+        fake = os.path.join(TMP, "fake-deps")
+        os.makedirs(os.path.join(fake, "trl"), exist_ok=True)
+        with open(os.path.join(fake, "trl", "__init__.py"), "w") as f:
+            f.write("raise ImportError('No module named trl')\n")
+        self.expect(run_engine(config(os.path.join(TMP, "nodeps")), extra_path=fake), 5, "'trl'",
+                    "pip install -e python[train]", "trl==1.16.0")
+
+    def test_a_missing_model_path_is_exit_2_naming_it(self):
+        missing = os.path.join(TMP, "no-such-model")
+        self.expect(run_engine(config(os.path.join(TMP, "nomodel"), model=missing)), 2, missing, "no such directory")
+
+    def test_a_model_without_a_tokenizer_is_exit_2_naming_it(self):
+        d = os.path.join(TMP, "notok")
+        os.makedirs(d, exist_ok=True)
+        for name in ("config.json", "model.safetensors"):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("{}")
+        self.expect(run_engine(config(os.path.join(TMP, "notok-out"), model=d)), 2, d, "no tokenizer")
+
+    def test_a_bad_config_is_exit_2_naming_the_key(self):
+        self.expect(run_engine(config(os.path.join(TMP, "bad1"), num_generations=1)), 2, '"num_generations"', ">= 2")
+        cfg = config(os.path.join(TMP, "bad2"))
+        del cfg["tasks"]
+        self.expect(run_engine(cfg), 2, '"tasks": missing')
+
+    @unittest.skipUnless(HAVE_TRL, NO_TRL)
+    def test_resume_with_nothing_to_resume_is_exit_2(self):
+        self.expect(run_engine(config(os.path.join(TMP, "fresh"), resume=True)), 2, "state.json not found")
+
+    @unittest.skipUnless(HAVE_TRL, NO_TRL)
+    def test_out_of_memory_is_exit_4_naming_the_knobs(self):
+        out = os.path.join(TMP, "oom")
+        path = write_config(config(out, stage="sft"))
+        boom = ("import sys, torch, transformers\n"
+                "def boom(*a, **k): raise torch.OutOfMemoryError('CUDA out of memory. Tried to allocate 2.00 GiB')\n"
+                "transformers.LlamaForCausalLM.forward = boom\n"
+                "from cudal1.train.__main__ import main\n"
+                f"sys.exit(main(['--config', {path!r}]))\n")
+        self.expect(run_engine(config(out, stage="sft"), argv=[sys.executable, "-c", boom]), 4,
+                    "out of memory", "batch_size", "max_completion_len", "num_generations")
+
+    @unittest.skipUnless(HAVE_TRL, NO_TRL)
+    def test_the_service_dying_mid_training_stops_cleanly_with_exit_3(self):
+        db = os.path.join(TMP, "dying.db")
+        proc, url = start_service(db)
+        cfg = config(os.path.join(TMP, "dying"))
+        path, errpath = write_config(cfg), os.path.join(TMP, "dying.err")
+        lines = []
+        try:
+            with open(errpath, "w") as ef:
+                p = subprocess.Popen([sys.executable, "-m", "cudal1.train", "--config", path],
+                                     env=engine_env(url), stdout=subprocess.PIPE, stderr=ef, text=True)
+                for line in p.stdout:  # the service dies once stage 1's checkpoint is written
+                    lines.append(line)
+                    if line.startswith("CL1TRAIN ") and '"event":"checkpoint"' in line and proc.poll() is None:
+                        proc.send_signal(signal.SIGKILL)
+                        proc.wait()
+                p.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+        self.expect((p.returncode, events_of("".join(lines)), read(errpath)), 3,
+                    "the reward service failed", "--resume")
+        st = json.loads(read(os.path.join(cfg["out"], "state.json")))
+        self.assertIn("sft", st["done"])
+        self.assertTrue(os.path.isdir(st["checkpoint"]))
+        with sqlite3.connect(db) as c:
+            self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+
+
+@unittest.skipUnless(HAVE_TRL, NO_TRL)
+class ScriptedRounds(unittest.TestCase):
+    """A selfsup round and a GRPO round in this process, their samples scripted (one correct,
+    one not) so the update is certain: the model's weights move, the events count the pass."""
+
+    @classmethod
+    def setUpClass(cls):
+        os.environ.update(CUDAL1_SERVE_URL=URL, CUDAL1_SERVE_TOKEN=TOKEN, HF_HUB_OFFLINE="1",
+                          TRL_EXPERIMENTAL_SILENCE="1")
+        from cudal1.train import embedded, events, trl_engine
+        events.quiet_progress()
+        cls.trl_engine = trl_engine
+        cls.out = os.path.join(TMP, "scripted")
+        path = embedded.build(ROOT, os.path.join(cls.out, "model-init"), "tiny", 0)
+        cls.cfg = config(cls.out, run_id=RUN_ID + 1, sft_max_steps=2)
+        cls.model, cls.tok = trl_engine.load_model(path, cls.cfg)
+
+    def weights(self, model):
+        return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+    def changed(self, before, model):
+        import torch
+        return [k for k, v in model.state_dict().items() if not torch.equal(before[k], v)]
+
+    def run_quiet(self, fn, *args):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            res = fn(*args)
+        return res, events_of(buf.getvalue())
+
+    def test_a_selfsup_round_fine_tunes_on_its_correct_samples(self):
+        ctx = self.trl_engine.Ctx(self.cfg)
+
+        def generate(model, tok, prompts, k, max_new, batch, seed):
+            return [[reply(LEGIT[TASKS[0]]), "no code here"][:k] for _ in prompts], 7
+
+        ctx.generate = generate
+        before = self.weights(self.model)
+        model, events = self.run_quiet(self.trl_engine.selfsup_round, ctx, self.model, self.tok, 0)
+        (rnd,) = of(events, "round", "selfsup", 0)
+        self.assertEqual(rnd["n_samples"], 4)
+        self.assertEqual(rnd["n_correct"], 1)  # the ReLU code passes its own task, not Softmax
+        self.assertEqual(rnd["success_rate"], 0.25)
+        self.assertGreater(rnd["speedup_mean"], 0)
+        self.assertEqual(len(of(events, "step", "selfsup", 0)), 2)
+        self.assertTrue(self.changed(before, model))
+        self.assertEqual(of(events, "eval", "selfsup", 0)[0]["n_samples"], 4)
+        kinds = sorted(m["kind"] for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 1)
+                       if m["stage"] == "selfsup")
+        self.assertEqual(kinds, ["eval"] * 4 + ["sample"] * 4)
+
+    def test_a_grpo_round_with_a_pass_and_a_failure_in_a_group_moves_the_weights(self):
+        # the legit solution is ~200 tokens: the completion length lets it through whole
+        ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], run_id=RUN_ID + 2, max_completion_len=400))
+        tok, limit = self.tok, ctx.cfg["max_completion_len"]
+
+        def rollout(prompts, trainer):  # each group of 2: the legit solution, then a wrong one
+            ids = [tok.apply_chat_template(p, add_generation_prompt=True, tokenize=True)["input_ids"]
+                   for p in prompts]
+            texts = [reply(LEGIT[TASKS[0]]) if i % 2 == 0 else "```c\nint x;\n```" for i in range(len(prompts))]
+            comp = [tok(t, add_special_tokens=False)["input_ids"][:limit - 1] + [tok.eos_token_id] for t in texts]
+            return {"prompt_ids": ids, "completion_ids": comp, "logprobs": None}
+
+        ctx.rollout = rollout
+        before = self.weights(self.model)
+        model, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
+        steps = of(events, "step", "grpo", 0)
+        self.assertEqual(len(steps), 2)
+        for e in steps:
+            self.assertEqual(e["success_rate"], 0.5)
+            self.assertGreater(e["speedup_best"], 0)
+            self.assertGreater(e["reward_std"], 0)
+        self.assertTrue(self.changed(before, model), "GRPO left every weight as it was")
+        rows = store_rows(os.path.join(TMP, "db"), RUN_ID + 2)
+        self.assertEqual(sorted(m["step"] for m, _, _ in rows), [1, 1, 2, 2])
+
+
+@unittest.skipUnless(HAVE_VERL_DEPS, "transformers/tokenizers/torch/pyarrow are not installed")
+class Embedded(unittest.TestCase):
+    def test_the_embedded_model_is_the_same_for_a_seed_and_a_checkpoint(self):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from cudal1.train import embedded
+        a = embedded.build(ROOT, os.path.join(TMP, "emb-a"), "tiny", 3)
+        b = embedded.build(ROOT, os.path.join(TMP, "emb-b"), "tiny", 3)
+        c = embedded.build(ROOT, os.path.join(TMP, "emb-c"), "tiny", 4)
+        ma, mb, mc = (AutoModelForCausalLM.from_pretrained(p) for p in (a, b, c))
+        sa, sb, sc = ma.state_dict(), mb.state_dict(), mc.state_dict()
+        self.assertTrue(all(torch.equal(sa[k], sb[k]) for k in sa))
+        self.assertFalse(all(torch.equal(sa[k], sc[k]) for k in sa))
+        self.assertEqual(read(os.path.join(a, "tokenizer.json")), read(os.path.join(b, "tokenizer.json")))
+        tok = AutoTokenizer.from_pretrained(a)
+        code = LEGIT[TASKS[0]]
+        self.assertEqual(tok.decode(tok(code)["input_ids"]), code)  # byte-level: code comes back exactly
+        self.assertEqual(ma.config.num_hidden_layers, 2)
+        self.assertEqual(ma.config.hidden_size, 128)
+        self.assertEqual(ma.config.vocab_size, len(tok))
+        self.assertEqual(tok.eos_token, "<|end|>")
+        text = tok.apply_chat_template([{"role": "user", "content": "x"}], add_generation_prompt=True, tokenize=False)
+        self.assertEqual(text, "<|user|>x<|end|><|assistant|>")
+
+
+@unittest.skipUnless(HAVE_VERL_DEPS, "transformers/tokenizers/torch/pyarrow are not installed")
+class Verl(unittest.TestCase):
+    """Without verl: the files it would read, and its reward function as verl calls it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.db2 = os.path.join(TMP, "db2")
+        cls.proc2, cls.url2 = start_service(cls.db2)
+        cls.out = os.path.join(TMP, "verl")
+        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3)
+        cls.rc, cls.events, cls.err = run_engine(cls.cfg)
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_service(cls.proc2)
+
+    def test_it_writes_the_data_reward_module_and_overrides_and_says_verl_did_not_run(self):
+        if have("verl"):
+            self.skipTest("verl is installed here: the engine would run it")
+        self.assertEqual(self.rc, 0, self.err[-3000:])
+        (done,) = of(self.events, "done", "grpo")
+        self.assertFalse(done["ran"])
+        self.assertIn("verl.trainer.main_ppo", done["command"])
+        self.assertIn("verl is not installed", done["note"])
+        import pyarrow.parquet as pq
+        vdir = os.path.join(self.out, "verl")
+        train = pq.read_table(os.path.join(vdir, "train.parquet")).to_pylist()
+        val = pq.read_table(os.path.join(vdir, "val.parquet")).to_pylist()
+        self.assertEqual(len(train), 2)  # 2 steps x 1 prompt over 2 tasks
+        self.assertEqual(len(val), 2)
+        for row in train + val:
+            self.assertEqual(row["data_source"], "cudal1")
+            self.assertIn(row["reward_model"]["ground_truth"], TASKS)
+            self.assertEqual(row["extra_info"]["task"], row["reward_model"]["ground_truth"])
+            self.assertEqual(row["extra_info"]["run"], RUN_ID + 3)
+            self.assertEqual([m["role"] for m in row["prompt"]], ["system", "user"])
+        ov = dict(line.split("=", 1) for line in read(os.path.join(vdir, "overrides.txt")).split())
+        want = {"algorithm.adv_estimator": "grpo", "actor_rollout_ref.rollout.n": "2",
+                "actor_rollout_ref.rollout.tensor_model_parallel_size": "1",
+                "reward.custom_reward_function.path": os.path.join(vdir, "reward.py"),
+                "reward.custom_reward_function.name": "compute_score",
+                "data.train_files": os.path.join(vdir, "train.parquet"),
+                "data.val_files": os.path.join(vdir, "val.parquet"),
+                "actor_rollout_ref.model.path": os.path.join(self.out, "model-init"),
+                "actor_rollout_ref.actor.use_kl_loss": "False", "trainer.total_training_steps": "2"}
+        for k, v in want.items():
+            self.assertEqual(ov.get(k), v, k)
+        self.assertFalse(any(k.startswith("custom_reward_function") for k in ov))
+
+    def test_the_reward_module_scores_as_verl_calls_it_round_robin(self):
+        import pyarrow.parquet as pq
+        vdir = os.path.join(self.out, "verl")
+        row = pq.read_table(os.path.join(vdir, "train.parquet")).to_pylist()[0]
+        task = row["reward_model"]["ground_truth"]
+        old = {k: os.environ.get(k) for k in ("CUDAL1_SERVE_URLS", "CUDAL1_SERVE_TOKEN")}
+        os.environ.update(CUDAL1_SERVE_URLS=f"{URL},{self.url2}", CUDAL1_SERVE_TOKEN=TOKEN)
+        try:
+            spec = importlib.util.spec_from_file_location("cl1_verl_reward", os.path.join(vdir, "reward.py"))
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            extra = dict(row["extra_info"], num_turns=1, rollout_reward_scores={})  # verl adds these
+            good = mod.compute_score(row["data_source"], reply(LEGIT[task]) + "\n/* verl */", task, extra)
+            bad = mod.compute_score(data_source=row["data_source"], solution_str="no code", ground_truth=task,
+                                    extra_info=extra)
+        finally:
+            for k, v in old.items():
+                os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+        self.assertEqual(set(good), set(bad))
+        self.assertEqual((good["pass"], good["infra"]), (1.0, 0.0))
+        self.assertEqual((bad["pass"], bad["infra"]), (0.0, 0.0))
+        self.assertGreater(good["score"], bad["score"])
+        first = store_rows(os.path.join(TMP, "db"), RUN_ID + 3)  # round-robin: one call each
+        second = store_rows(self.db2, RUN_ID + 3)
+        self.assertEqual((len(first), len(second)), (1, 1))
+        for m, _, _ in first + second:
+            self.assertEqual((m["stage"], m["task"], m["prompt_id"]), ("grpo", task, row["extra_info"]["prompt_id"]))
+
+    def test_verl_console_lines_become_step_events(self):
+        from cudal1.train.verl_engine import parse_step
+        f = parse_step("(TaskRunner pid=1) step:3 - actor/pg_loss:0.012 - critic/score/mean:-1.25 - "
+                       "timing_s/gen:4.5 - timing_s/reward:1.5 - timing_s/update_actor:2.0 - timing_s/step:8.25")
+        self.assertEqual(f, {"step": 3, "loss": 0.012, "reward_mean": -1.25, "t_generate": 4.5,
+                             "t_reward": 1.5, "t_update": 2.0, "t_step": 8.25})
+        self.assertIsNone(parse_step("Training Progress: 10%"))
+
+
+if __name__ == "__main__":
+    unittest.main()
