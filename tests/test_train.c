@@ -532,6 +532,31 @@ static void test_resume_reuses_the_run_and_passes_resume_true(void **state) {
   assert_out_has("run 1 was `cudal1 train grpo --engine trl`");
 }
 
+/* verl at scale: the evaluation nodes' services and their token come from the environment; the
+ * child service shares the token. Without $CUDAL1_SERVE_URLS a token in the environment is not
+ * used: the child's is fresh. */
+static void test_evaluation_nodes_share_their_token(void **state) {
+  th_store *f = *state;
+  char args[2048];
+  snprintf(args, sizeof args, "grpo --out %s/o --db %s --tasks " RELU " --rounds 1 --steps 1 "
+           EVAL, f->dir, f->path);
+  assert_int_equal(train("CUDAL1_SERVE_TOKEN= CUDAL1_SERVE_URLS=http://10.0.0.5:8421 " ENGINE,
+                         args), 2);
+  assert_out_has("give their token in $CUDAL1_SERVE_TOKEN");
+  const char *tok = "CUDAL1_SERVE_TOKEN=abcdef0123456789abcdef0123456789 ";
+  char env[512];
+  snprintf(env, sizeof env, "%sCUDAL1_SERVE_URLS=http://10.0.0.5:8421,http://10.0.0.6:8421 "
+           ENGINE, tok);
+  assert_int_equal(train(env, args), 0);
+  assert_out_has("fake engine: token abcdef, CUDAL1_SERVE_URLS=http://10.0.0.5:8421,http://10.0.0.6:8421");
+  snprintf(args, sizeof args, "grpo --out %s/o2 --db %s --tasks " RELU " --rounds 1 --steps 1 "
+           EVAL, f->dir, f->path);
+  snprintf(env, sizeof env, "%sCUDAL1_SERVE_URLS= " ENGINE, tok);
+  assert_int_equal(train(env, args), 0);
+  assert_out_has("fake engine: token ");
+  assert_null(strstr(out_buf, "fake engine: token abcdef"));
+}
+
 /* ---- units ---- */
 
 static void test_store_train_run_and_events(void **state) {
@@ -715,6 +740,7 @@ int main(void) {
       th_store_path_test(test_service_killed_mid_run_is_exit_3_with_the_store_intact),
       th_store_path_test(test_sigint_stops_the_engine_and_the_service),
       th_store_path_test(test_resume_reuses_the_run_and_passes_resume_true),
+      th_store_path_test(test_evaluation_nodes_share_their_token),
       th_store_test(test_store_train_run_and_events),
       th_store_test(test_migration_from_v4),
       cmocka_unit_test(test_event_lines_parse_or_say_why_not),

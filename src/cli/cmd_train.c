@@ -52,7 +52,9 @@ static const char usage_head[] =
 static const char usage_tail[] =
     "\n"
     "$CUDAL1_TRAIN_ENGINE replaces the engine command (a shell command line; --config PATH is\n"
-    "appended). Exit status: 0 done; 2 the input (model path, tokenizer, task, no stage-1 data,\n"
+    "appended). $CUDAL1_SERVE_URLS (comma-separated) names `cudal1 serve`s on evaluation nodes\n"
+    "for verl's reward module; their token, $CUDAL1_SERVE_TOKEN, is then the child service's\n"
+    "too (otherwise the child gets a fresh one). Exit status: 0 done; 2 the input (model path, tokenizer, task, no stage-1 data,\n"
     "a missing Python dependency: the pip line is printed); 3 infrastructure (the service died,\n"
     "out of memory: the message names the option to lower); 130 stopped by Ctrl-C.\n";
 
@@ -225,6 +227,11 @@ static int check_args(train_args *t) {
   if (!o->n_tasks) {
     fprintf(stderr, "cudal1 train: name the training tasks: --tasks level1/19_ReLU,... or "
                     "--suite level1\n");
+    return 2;
+  }
+  cl1_err err = {{0}};
+  if (cl1_train_token_check(&err)) {
+    fprintf(stderr, "cudal1 train: %s\n", err.msg);
     return 2;
   }
   o->torch_device = t->train_device ? t->train_device

@@ -191,8 +191,15 @@ typedef struct {
   const double *y; /* n values; NAN: no point */
 } curve;
 
+/* A round tick step for range over about four intervals: 1, 2, 2.5 or 5 times a power of ten. */
+static double nice_step(double range) {
+  double raw = range / 4, p = pow(10, floor(log10(raw))), m = raw / p;
+  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10) * p;
+}
+
 /* Lines through consecutive points of each curve over x = 0..n-1 (xlabel(i) under some), on a
- * linear y axis: [lo, hi] fixed when lo < hi, else fitted to the data. pct: ticks as percents. */
+ * linear y axis: [lo, hi] fixed when lo < hi, else fitted to the data on round ticks. pct: ticks
+ * as percents. */
 static void svg_curves(cl1_rep_buf *b, const char *desc, const char *xname, const char *const *xl,
                        int n, const curve *cv, int nc, double lo, double hi, bool pct) {
   if (!(lo < hi)) {
@@ -201,10 +208,11 @@ static void svg_curves(cl1_rep_buf *b, const char *desc, const char *xname, cons
       for (int i = 0; i < n; i++)
         if (!isnan(cv[k].y[i])) lo = fmin(lo, cv[k].y[i]), hi = fmax(hi, cv[k].y[i]);
     if (!(lo <= hi)) lo = 0, hi = 1;
-    double pad = hi > lo ? 0.08 * (hi - lo) : fabs(hi) * 0.1 + 0.1;
-    lo -= pad, hi += pad;
+    if (hi - lo < 1e-9) lo -= fabs(lo) * 0.1 + 0.1, hi += fabs(hi) * 0.1 + 0.1;
   }
-  const double left = 64, right = 24, top = 14, ph = 200, width = 760, pw = width - left - right;
+  double step = nice_step(hi - lo);
+  lo = floor(lo / step + 1e-9) * step, hi = ceil(hi / step - 1e-9) * step;
+  const double left = 64, right = 56, top = 14, ph = 200, width = 760, pw = width - left - right;
   double legend_y = top + ph + 44, height = legend_y + 16 * nc + 6;
 #define PX(i) (n == 1 ? left + pw / 2 : left + (double)(i) / (n - 1) * pw)
 #define PY(v) (top + ph - ((v) - lo) / (hi - lo) * ph)
@@ -212,11 +220,10 @@ static void svg_curves(cl1_rep_buf *b, const char *desc, const char *xname, cons
                  "<desc>", width, height, width, height);
   cl1_rep_html(b, desc);
   cl1_rep_puts(b, "</desc>\n");
-  for (int k = 0; k <= 4; k++) {
-    double v = lo + (hi - lo) * k / 4;
+  for (double v = lo; v <= hi + step * 1e-6; v += step) {
     char f[32];
     if (pct) snprintf(f, sizeof f, "%.0f%%", 100 * v);
-    else snprintf(f, sizeof f, "%.3g", v);
+    else snprintf(f, sizeof f, "%g", fabs(v) < step * 1e-6 ? 0 : v);
     cl1_rep_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", left, PY(v),
                    left + pw, PY(v), left - 6, PY(v) + 4, f);
@@ -257,6 +264,12 @@ static void svg_curves(cl1_rep_buf *b, const char *desc, const char *xname, cons
   cl1_rep_puts(b, "</svg>\n");
 }
 
+static bool any_point(const double *y, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isnan(y[i])) return true;
+  return false;
+}
+
 /* The GRPO steps' reward mean and mean speedup, one chart each. */
 static int grpo_curves(cl1_rep_buf *b, const cl1_report_train_run *u) {
   int n = grpo_steps(u), k = 0;
@@ -276,10 +289,13 @@ static int grpo_curves(cl1_rep_buf *b, const cl1_report_train_run *u) {
   curve c1 = {"reward mean", y}, c2 = {"mean speedup of the sampled solutions", y + n};
   snprintf(desc, sizeof desc, "GRPO reward mean per step, training run %lld", u->id);
   cl1_rep_puts(b, "<h4>GRPO: reward mean per step</h4>\n");
-  svg_curves(b, desc, "step (round, step)", xl, n, &c1, 1, 0, 0, false);
+  if (any_point(y, n)) svg_curves(b, desc, "step (round, step)", xl, n, &c1, 1, 0, 0, false);
+  else cl1_rep_puts(b, "<p class=\"note\">No step reported a reward mean.</p>\n");
   snprintf(desc, sizeof desc, "GRPO mean speedup per step, training run %lld", u->id);
   cl1_rep_puts(b, "<h4>GRPO: mean speedup per step</h4>\n");
-  svg_curves(b, desc, "step (round, step)", xl, n, &c2, 1, 0, 0, false);
+  if (any_point(y + n, n)) svg_curves(b, desc, "step (round, step)", xl, n, &c2, 1, 0, 0, false);
+  else cl1_rep_puts(b, "<p class=\"note\">No sampled solution passed in a GRPO step: no speedup "
+                       "to plot.</p>\n");
   free(y), free(lab), free(xl);
   return 0;
 }
@@ -297,12 +313,12 @@ static int success_curve(cl1_rep_buf *b, const cl1_report_train_run *u) {
   int x = 0;
   for (int s = 0; s < 3; s++) { /* each stage's rounds, then its evaluations */
     for (int i = 0; i < u->n_rounds; i++)
-      if (!strcmp(u->rounds[i].stage, names[s])) {
+      if (!strcmp(u->rounds[i].stage, names[s]) && !isnan(u->rounds[i].success)) {
         snprintf(lab[x], 32, "%s r%d", names[s], u->rounds[i].round);
         y[s * n + x++] = u->rounds[i].success;
       }
     for (int i = 0; i < u->n_evals; i++)
-      if (!strcmp(u->evals[i].stage, names[s])) {
+      if (!strcmp(u->evals[i].stage, names[s]) && !isnan(u->evals[i].success)) {
         snprintf(lab[x], 32, "after %s", names[s]);
         y[3 * n + x++] = u->evals[i].success;
       }

@@ -119,15 +119,20 @@ void cl1_train_signals_restore(void);
 int cl1_train_signal(int *last);
 
 /* The child `cudal1 serve`: started from this binary on 127.0.0.1 --port 0 with a fresh token
- * (given in its environment, never on its command line) and the same store; its stderr and,
- * after the announcement, its stdout go to log_path. */
+ * (or $CUDAL1_SERVE_TOKEN with $CUDAL1_SERVE_URLS: cl1_train_token_check), given in its
+ * environment, never on its command line, and the same store; its stderr and, after the
+ * announcement, its stdout go to log_path. */
 typedef struct {
   int pid, port;
   int out_fd;      /* its stdout after the announcement (-1 once at its end) */
   int log_fd;
-  char token[33];
+  char token[256];
   char url[64];
 } cl1_train_serve;
+/* $CUDAL1_SERVE_URLS set (evaluation services on other nodes, which the engine's verl reward
+ * module calls) needs their token in $CUDAL1_SERVE_TOKEN: the child service then takes it too.
+ * 0, or 2 with err. */
+int cl1_train_token_check(cl1_err *err);
 /* Starts it and waits (up to timeout_s) for "cudal1 serve: listening on http://127.0.0.1:PORT".
  * 0, or 2/3 (the service's own exit status when it stopped, else 3) with err quoting the last
  * line of its log. */

@@ -3,7 +3,9 @@
  * at the terminal reaches `cudal1 train` alone, which forwards it to the engine and stops the
  * service only once the engine has stopped (the engine's last rewards still get answered). Both
  * children get SIGTERM should `cudal1 train` itself die (PR_SET_PDEATHSIG): nothing is left
- * behind. The service's token travels in its environment, never on a command line. */
+ * behind. The service's token travels in its environment, never on a command line: a fresh one,
+ * or, when $CUDAL1_SERVE_URLS names the evaluation services of other nodes (verl at scale), the
+ * one they share in $CUDAL1_SERVE_TOKEN, which the engine then uses for all of them. */
 #include "train.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -95,7 +97,7 @@ static double now_s(void) { return cl1_now(); }
 
 /* ---- the service ---- */
 
-static int make_token(char out[33], cl1_err *err) {
+static int make_token(char *out, cl1_err *err) {
   unsigned char raw[16];
   size_t got = 0;
   while (got < sizeof raw) {
@@ -163,16 +165,42 @@ static int read_announce(cl1_train_serve *s, double timeout_s) {
   return s->port > 0 ? 0 : 1;
 }
 
+int cl1_train_token_check(cl1_err *err) {
+  const char *urls = getenv("CUDAL1_SERVE_URLS"), *tok = getenv("CUDAL1_SERVE_TOKEN");
+  if (!urls || !*urls) return 0;
+  if (!tok || !*tok)
+    return cl1_err_set(err, "$CUDAL1_SERVE_URLS names evaluation services (%s): give their token "
+                            "in $CUDAL1_SERVE_TOKEN (a service bound beyond loopback has one)",
+                       urls), 2;
+  if (strlen(tok) >= sizeof ((cl1_train_serve *)0)->token || strpbrk(tok, " \t\r\n"))
+    return cl1_err_set(err, "$CUDAL1_SERVE_TOKEN: longer than %zu bytes or holds white space",
+                       sizeof ((cl1_train_serve *)0)->token - 1), 2;
+  return 0;
+}
+
+/* The fresh token, or the evaluation services' when $CUDAL1_SERVE_URLS names them. */
+static int pick_token(char *out, size_t n, cl1_err *err) {
+  int rc = cl1_train_token_check(err);
+  if (rc) return rc;
+  const char *urls = getenv("CUDAL1_SERVE_URLS");
+  if (urls && *urls) {
+    snprintf(out, n, "%s", getenv("CUDAL1_SERVE_TOKEN"));
+    return 0;
+  }
+  return make_token(out, err) ? 3 : 0;
+}
+
 int cl1_train_serve_start(const cl1_train_opts *o, const char *log_path, double timeout_s,
                           cl1_train_serve *s, cl1_err *err) {
   memset(s, 0, sizeof *s);
   s->pid = -1, s->out_fd = -1;
-  if (make_token(s->token, err)) return 3;
+  int rc = pick_token(s->token, sizeof s->token, err);
+  if (rc) return rc;
   s->log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (s->log_fd < 0) return cl1_err_set(err, "%s: %s", log_path, strerror(errno)), 2;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC)) return cl1_err_set(err, "pipe: %s", strerror(errno)), 3;
-  char tok[64];
+  char tok[320];
   snprintf(tok, sizeof tok, "CUDAL1_SERVE_TOKEN=%s", s->token);
   const char *set[] = {tok};
   char **env = env_with(set, 1);
@@ -267,7 +295,7 @@ int cl1_train_engine_start(const cl1_train_opts *o, const cl1_train_paths *p,
     const char *a[] = {o->python, "-m", "cudal1.train", "--config", p->config, NULL};
     memcpy(argv, a, sizeof a);
   }
-  char url[96], tok[64], path[8400];
+  char url[96], tok[320], path[8400];
   const char *old = getenv("PYTHONPATH");
   snprintf(url, sizeof url, "CUDAL1_SERVE_URL=%s", s->url);
   snprintf(tok, sizeof tok, "CUDAL1_SERVE_TOKEN=%s", s->token);

@@ -71,6 +71,8 @@ def check_config(cfg):
         die(2, "CUDAL1_SERVE_URL is not a loopback URL")
     if len(os.environ.get("CUDAL1_SERVE_TOKEN", "")) < 32:
         die(2, "CUDAL1_SERVE_TOKEN is not a fresh token")
+    print("fake engine: token %s, CUDAL1_SERVE_URLS=%s" % (
+        os.environ["CUDAL1_SERVE_TOKEN"][:6], os.environ.get("CUDAL1_SERVE_URLS", "")), flush=True)
 
 
 def score(cfg, stage, rnd, step):
