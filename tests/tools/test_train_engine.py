@@ -44,7 +44,8 @@ HAVE_VERL_DEPS = have("transformers", "tokenizers", "torch", "pyarrow")
 
 
 def reply(code):
-    return "```c\n" + code + "\n```"
+    """An assistant reply as `cudal1 dataset sft` writes one."""
+    return "## Code Implementation\n\n```c\n" + code.rstrip("\n") + "\n```\n"
 
 
 def start_service(db):
@@ -268,6 +269,18 @@ class Failures(unittest.TestCase):
         del cfg["tasks"]
         self.expect(run_engine(cfg), 2, '"tasks": missing')
 
+    @unittest.skipUnless(HAVE_TRL and not have("vllm"), "needs TRL and no vLLM")
+    def test_a_vllm_server_without_vllm_is_exit_5_naming_it(self):
+        self.expect(run_engine(config(os.path.join(TMP, "novllm"), vllm_server="http://127.0.0.1:9")), 5,
+                    "'vllm'", "pip install vllm")
+
+    @unittest.skipUnless(HAVE_TRL, NO_TRL)
+    def test_device_cuda_without_a_gpu_is_exit_2(self):
+        import torch
+        if torch.cuda.is_available():
+            self.skipTest("this machine has a GPU")
+        self.expect(run_engine(config(os.path.join(TMP, "nogpu"), device="cuda")), 2, "device cuda", "no GPU")
+
     @unittest.skipUnless(HAVE_TRL, NO_TRL)
     def test_resume_with_nothing_to_resume_is_exit_2(self):
         self.expect(run_engine(config(os.path.join(TMP, "fresh"), resume=True)), 2, "state.json not found")
@@ -301,6 +314,7 @@ class Failures(unittest.TestCase):
                         proc.send_signal(signal.SIGKILL)
                         proc.wait()
                 p.wait(timeout=120)
+                p.stdout.close()
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -365,6 +379,19 @@ class ScriptedRounds(unittest.TestCase):
         kinds = sorted(m["kind"] for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 1)
                        if m["stage"] == "selfsup")
         self.assertEqual(kinds, ["eval"] * 4 + ["sample"] * 4)
+
+    def test_with_lora_a_round_trains_an_adapter_and_checkpoints_the_merged_model(self):
+        from transformers import AutoModelForCausalLM
+        ctx = self.trl_engine.Ctx(dict(self.cfg, lora=True, tasks=TASKS[:1], run_id=RUN_ID + 4, lr=1e-2))
+        ctx.generate = lambda model, tok, prompts, k, *a: ([[reply(LEGIT[TASKS[0]])] * k for _ in prompts], 1)
+        before = self.weights(self.model)
+        model, events = self.run_quiet(self.trl_engine.selfsup_round, ctx, self.model, self.tok, 0)
+        self.assertEqual(type(model).__name__, "LlamaForCausalLM")  # merged, not a PeftModel
+        self.assertTrue(self.changed(before, model))
+        path = of(events, "checkpoint", "selfsup", 0)[0]["path"]
+        self.assertFalse(os.path.exists(os.path.join(path, "adapter_config.json")))
+        saved = AutoModelForCausalLM.from_pretrained(path).state_dict()
+        self.assertFalse(self.changed(saved, model))
 
     def test_a_grpo_round_with_a_pass_and_a_failure_in_a_group_moves_the_weights(self):
         # the legit solution is ~200 tokens: the completion length lets it through whole

@@ -15,13 +15,13 @@ from .events import emit, log
 TRAIN_DEPS = ("trl", "transformers", "peft", "datasets", "tokenizers", "accelerate", "pyarrow", "torch")
 
 
-def check_deps(names):
+def check_deps(names, pip=PIP_LINE):
     """Imports each module; EngineError(5) with the pip line for the first that fails."""
     for name in names:
         try:
             importlib.import_module(name)
         except ImportError as e:
-            raise EngineError(EXIT_DEPS, f"the Python package '{name}' cannot be imported ({e})", PIP_LINE)
+            raise EngineError(EXIT_DEPS, f"the Python package '{name}' cannot be imported ({e})", pip)
 
 
 def _is_oom(e):
@@ -45,7 +45,8 @@ def run(cfg):
         return verl_engine.run(cfg)
     check_deps(TRAIN_DEPS)
     if cfg["vllm_server"]:
-        check_deps(["vllm"])  # TRL's server mode syncs weights through vLLM's communicator
+        # TRL's server mode syncs weights through vLLM's communicator
+        check_deps(["vllm"], "pip install vllm (and serve the model with `trl vllm-serve --model PATH`)")
     from . import trl_engine
     return trl_engine.run(cfg)
 

@@ -8,7 +8,7 @@ store holds it with its reward; the step event carries the pass rate and the pas
 The reward function raises when the service is gone, which ends train() (the caller stops with
 exit 3) rather than training on no signal."""
 import time
-
+import warnings
 
 
 class StepRecorder:
@@ -64,6 +64,8 @@ def train(ctx, model, tok, prompts, rnd):
     from .trl_engine import common_args, merged, quiet, step_callback
     cfg = ctx.cfg
     rec = StepRecorder()
+    # TRL 1.16 asks transformers the deprecated way at each GRPO trainer: not the user's concern
+    warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
 
     def meta(kwargs):
         st = kwargs.get("trainer_state")

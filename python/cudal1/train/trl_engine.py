@@ -17,7 +17,6 @@ continues after the last one. Optimizer state is per round (a new trainer each r
 import os
 import shutil
 import time
-import warnings
 
 from . import sampling
 from .chat import fit_prompt, load_sft_rows, sft_dataset
@@ -317,8 +316,7 @@ def run(cfg, ctx=None, stages=None):
     ctx = ctx or Ctx(cfg)
     os.makedirs(ctx.out, exist_ok=True)
     quiet_progress()
-    # TRL 1.16 asks transformers the deprecated way at each GRPO trainer: not the user's concern
-    warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
+    device_args(cfg)  # a GPU asked for and not there: said before anything is built
     path = starting_model(ctx)
     model, tok = load_model(path, cfg)
     n = sum(p.numel() for p in model.parameters())
