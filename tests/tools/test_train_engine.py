@@ -102,10 +102,10 @@ def config(out, **kw):
     return cfg
 
 
-def engine_env(url=None, extra_path=None):
+def engine_env(url=None, extra_path=None, extra=None):
     env = dict(os.environ, CUDAL1_SERVE_URL=url or URL, CUDAL1_SERVE_TOKEN=TOKEN, OMP_NUM_THREADS="1",
                HF_HUB_OFFLINE="1", HF_HUB_DISABLE_TELEMETRY="1", TRANSFORMERS_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false")
+               TOKENIZERS_PARALLELISM="false", **(extra or {}))
     env["PYTHONPATH"] = os.pathsep.join([p for p in (extra_path, PYDIR, os.environ.get("PYTHONPATH")) if p])
     return env
 
@@ -122,11 +122,12 @@ def events_of(stdout):
     return [json.loads(line[len("CL1TRAIN "):]) for line in stdout.splitlines() if line.startswith("CL1TRAIN ")]
 
 
-def run_engine(cfg, url=None, extra_path=None, argv=None):
+def run_engine(cfg, url=None, extra_path=None, argv=None, extra_env=None):
     """(exit status, events, stderr) of `python3 -m cudal1.train --config` on cfg."""
     path = write_config(cfg)
     cmd = argv or [sys.executable, "-m", "cudal1.train", "--config", path]
-    p = subprocess.run(cmd, env=engine_env(url, extra_path), capture_output=True, text=True, timeout=300)
+    p = subprocess.run(cmd, env=engine_env(url, extra_path, extra_env), capture_output=True, text=True,
+                       timeout=300)
     return p.returncode, events_of(p.stdout), p.stderr
 
 
@@ -327,6 +328,17 @@ class Failures(unittest.TestCase):
         self.assertTrue(os.path.isdir(st["checkpoint"]))
         with sqlite3.connect(db) as c:
             self.assertEqual(c.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        # back with a service: the resume does the eval the death cut off, then what is left
+        proc, url = start_service(db)
+        try:
+            rc, events, err = run_engine(dict(cfg, stage="sft", resume=True), url=url)
+        finally:
+            stop_service(proc)
+        self.assertEqual(rc, 0, err[-3000:])
+        cut = st["stage"] in ("sft", "selfsup") and st["evals"].get(st["stage"], -1) < st["round"]
+        # (almost always stage 1's eval; the death may land later on a slow machine)
+        self.assertEqual([(e["event"], e["stage"], e["round"]) for e in events],
+                         [("eval", st["stage"], st["round"])] if cut else [])
 
 
 @unittest.skipUnless(HAVE_TRL, NO_TRL)
@@ -455,7 +467,8 @@ class Verl(unittest.TestCase):
         cls.proc2, cls.url2 = start_service(cls.db2)
         cls.out = os.path.join(TMP, "verl")
         cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3)
-        cls.rc, cls.events, cls.err = run_engine(cls.cfg)
+        # two evaluation services: the prompts come from the one beside the store (URL)
+        cls.rc, cls.events, cls.err = run_engine(cls.cfg, extra_env={"CUDAL1_SERVE_URLS": f"{URL},{cls.url2}"})
 
     @classmethod
     def tearDownClass(cls):
@@ -499,8 +512,10 @@ class Verl(unittest.TestCase):
         vdir = os.path.join(self.out, "verl")
         row = pq.read_table(os.path.join(vdir, "train.parquet")).to_pylist()[0]
         task = row["reward_model"]["ground_truth"]
-        old = {k: os.environ.get(k) for k in ("CUDAL1_SERVE_URLS", "CUDAL1_SERVE_TOKEN")}
-        os.environ.update(CUDAL1_SERVE_URLS=f"{URL},{self.url2}", CUDAL1_SERVE_TOKEN=TOKEN)
+        old = {k: os.environ.get(k) for k in ("CUDAL1_SERVE_URLS", "CUDAL1_SERVE_URL", "CUDAL1_SERVE_TOKEN")}
+        os.environ.pop("CUDAL1_SERVE_URLS", None)  # the services the engine was given, kept in the module
+        os.environ.pop("CUDAL1_SERVE_URL", None)
+        os.environ["CUDAL1_SERVE_TOKEN"] = TOKEN
         try:
             spec = importlib.util.spec_from_file_location("cl1_verl_reward", os.path.join(vdir, "reward.py"))
             mod = importlib.util.module_from_spec(spec)
@@ -521,6 +536,7 @@ class Verl(unittest.TestCase):
         self.assertEqual((len(first), len(second)), (1, 1))
         for m, _, _ in first + second:
             self.assertEqual((m["stage"], m["task"], m["prompt_id"]), ("grpo", task, row["extra_info"]["prompt_id"]))
+        self.assertEqual([c.base_url for c in mod.compute_score.clients], [URL, self.url2])
 
     def test_verl_console_lines_become_step_events(self):
         from cudal1.train.verl_engine import parse_step

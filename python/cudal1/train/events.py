@@ -49,12 +49,14 @@ def quiet_progress():
 
 class State:
     """OUT/state.json: {"stage", "round", "checkpoint", "done": [stages], "rounds": {stage: last
-    round}} — the last checkpoint, the stages finished, and each stage's last checkpointed round
-    (so a resumed run asking for more rounds of a finished stage does them)."""
+    round}, "evals": {stage: last round evaluated}} — the last checkpoint, the stages finished,
+    each stage's last checkpointed round (so a resumed run asking for more rounds of a finished
+    stage does them) and the evals done (a run stopped between a checkpoint and its eval does
+    that eval first when resumed)."""
 
     def __init__(self, out):
         self.path = os.path.join(out, "state.json")
-        self.data = {"stage": None, "round": -1, "checkpoint": None, "done": [], "rounds": {}}
+        self.data = {"stage": None, "round": -1, "checkpoint": None, "done": [], "rounds": {}, "evals": {}}
 
     def load(self):
         """The saved state; False when there is none. A state file that is not ours is an error
@@ -88,6 +90,24 @@ class State:
         self.data["rounds"][stage] = max(rnd, self.last_round(stage))
         if done and stage not in self.data["done"]:
             self.data["done"].append(stage)
+        self._write()
+
+    def eval_missing(self):
+        """(stage, round) of the last checkpoint when it is a round that evals and its eval was
+        not done, else None."""
+        stage, rnd = self.data.get("stage"), self.data.get("round", -1)
+        evals = self.data.get("evals") if isinstance(self.data.get("evals"), dict) else {}
+        if stage in ("sft", "selfsup") and rnd is not None and rnd >= 0 and evals.get(stage, -1) < rnd:
+            return stage, rnd
+        return None
+
+    def save_eval(self, stage, rnd):
+        if not isinstance(self.data.get("evals"), dict):
+            self.data["evals"] = {}
+        self.data["evals"][stage] = rnd
+        self._write()
+
+    def _write(self):
         tmp = self.path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(self.data, f, indent=1)

@@ -218,6 +218,7 @@ def evaluate(ctx, model, tok, stage, rnd):
                                               cfg["seed"] + 7919 * (rnd + 1),
                                               ctx.meta(stage, rnd, 0, kind="eval"))
     emit("eval", stage=stage, round=rnd, **summ)
+    ctx.state.save_eval(stage, rnd)
     ctx.pending = samples
     return summ
 
@@ -321,6 +322,10 @@ def run(cfg, ctx=None, stages=None):
     model, tok = load_model(path, cfg)
     n = sum(p.numel() for p in model.parameters())
     log(f"model {path}: {n / 1e6:.2f} M parameters, vocabulary {len(tok)}, device {cfg['device']}")
+    missing = ctx.state.eval_missing() if cfg["resume"] else None
+    if missing:  # stopped between its checkpoint and its eval: the model loaded is that round's
+        log(f"{missing[0]} round {missing[1]}: its eval did not run; running it first")
+        evaluate(ctx, model, tok, *missing)
     stages = stages or (STAGES if cfg["stage"] == "all" else (cfg["stage"],))
     for stage in stages:
         rounds = ROUNDS[stage](cfg)

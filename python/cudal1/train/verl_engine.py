@@ -34,11 +34,13 @@ METRICS = {"actor/pg_loss": "loss", "critic/score/mean": "reward_mean", "critic/
 
 
 def service_urls():
-    raw = os.environ.get("CUDAL1_SERVE_URLS") or os.environ.get("CUDAL1_SERVE_URL") or ""
-    urls = [u.strip() for u in raw.split(",") if u.strip()]
-    if not urls:
+    """(the service that holds the store: prompts come from it, the reward services: the
+    evaluation nodes' $CUDAL1_SERVE_URLS, or that same service)."""
+    own = os.environ.get("CUDAL1_SERVE_URL")
+    if not own:
         raise EngineError(EXIT_INPUT, "CUDAL1_SERVE_URL is not set (cudal1 train sets it for the engine)")
-    return urls
+    urls = [u.strip() for u in os.environ.get("CUDAL1_SERVE_URLS", "").split(",") if u.strip()]
+    return own, urls or [own]
 
 
 def verl_rows(tok, rows, cfg, split):
@@ -119,14 +121,15 @@ def parse_step(line):
     return fields
 
 
-def write_files(cfg, tok, model, urls):
-    """OUT/verl/{train,val}.parquet, reward.py and overrides.txt; returns (dir, overrides)."""
+def write_files(cfg, tok, model, own, urls):
+    """OUT/verl/{train,val}.parquet (prompts from own, the service beside the store), reward.py
+    (scoring on urls) and overrides.txt; returns (dir, overrides)."""
     from ..client import Client
     from ..parquet import write_rows
     from .sampling import fetch_prompts
     vdir = os.path.join(cfg["out"], "verl")
     os.makedirs(vdir, exist_ok=True)
-    client = Client(urls[0], os.environ.get("CUDAL1_SERVE_TOKEN") or None, retries=4, backoff=0.5)
+    client = Client(own, os.environ.get("CUDAL1_SERVE_TOKEN") or None, retries=3, backoff=0.5)
     tasks = cfg["tasks"]
     n = min(64, -(-cfg["grpo_steps_per_round"] * cfg["batch_size"] // len(tasks)))
     train = fetch_prompts(client, tasks, n, cfg["exemplars"], cfg["seed"] + 1)
@@ -188,11 +191,11 @@ def run(cfg):
     check_deps(("transformers", "tokenizers", "pyarrow"))
     from transformers import AutoTokenizer
     quiet_progress()
-    urls = service_urls()
+    own, urls = service_urls()
     model = starting_model(cfg)
     tok = AutoTokenizer.from_pretrained(model)
     emit("start", stage="grpo", engine="verl", rounds=cfg["grpo_rounds"])
-    vdir, ov = write_files(cfg, tok, model, urls)
+    vdir, ov = write_files(cfg, tok, model, own, urls)
     cmd = [sys.executable, "-m", "verl.trainer.main_ppo", *ov]
     shown = " ".join(shlex.quote(c) for c in cmd)
     if importlib.util.find_spec("verl") is None:
