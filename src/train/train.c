@@ -270,6 +270,7 @@ static bool pump(run_ctx *c, int *fd, bool is_out) {
 
 typedef struct {
   int engine_status, serve_status;
+  bool ran;        /* the engine was started (engine_status is its wait status) */
   bool serve_died, stopped;
 } outcome;
 
@@ -294,8 +295,9 @@ static void stream(run_ctx *c, cl1_train_serve *s, cl1_train_engine *e, outcome 
   int forwarded = 0;
   bool done = false;
   double drain_until = 0;
+  r->ran = true;
   while (!done || ((e->out_fd >= 0 || e->err_fd >= 0) && cl1_now() < drain_until)) {
-    forward_signals(c, e, &forwarded, r);
+    if (!done) forward_signals(c, e, &forwarded, r);
     cl1_train_serve_pump(s);
     if (!r->serve_died && cl1_train_serve_exited(s, &r->serve_status)) {
       r->serve_died = true;
@@ -369,9 +371,9 @@ static int failure(run_ctx *c, const outcome *r, cl1_err *err) {
 static int finish(run_ctx *c, const outcome *r, cl1_err *err) {
   const char *status = "done";
   int rc = 0;
-  if (r->stopped) status = "stopped", rc = 130;
-  else if (!WIFEXITED(r->engine_status) || WEXITSTATUS(r->engine_status))
-    status = "failed", rc = failure(c, r, err);
+  bool finished = r->ran && WIFEXITED(r->engine_status) && !WEXITSTATUS(r->engine_status);
+  if (r->stopped && !finished) status = "stopped", rc = 130; /* a signal it finished despite: done */
+  else if (!finished) status = "failed", rc = failure(c, r, err);
   cl1_err e = {{0}};
   if (cl1_store_train_run_update(c->store, c->run_id, status, NULL, &e)) {
     say(c, "warning: %s", e.msg);
@@ -407,6 +409,8 @@ static int train_with_service(run_ctx *c, cl1_err *err) {
   if (cl1_train_signal(NULL)) r.stopped = true;
   else if (cl1_train_engine_start(c->o, &c->p, &s, &e, err)) rc = 3;
   else stream(c, &s, &e, &r);
+  /* a service that died in the last moment, the engine exiting on it at once */
+  if (!rc && !r.serve_died && cl1_train_serve_exited(&s, &r.serve_status)) r.serve_died = true;
   cl1_train_serve_stop(&s, SERVE_DRAIN_S);
   if (rc) {
     set_status(c, "failed");

@@ -116,8 +116,8 @@ def after_first_step():
                  5: ("No module named 'trl'", "pip install -e python[train]")}
         die(code, *hints[code])
     if os.environ.get("FAKE_ENGINE_SLEEP"):
-        print("fake engine: sleeping", flush=True)
-        try:
+        try:  # before the line the test waits for: its Ctrl-C may follow at once
+            print("fake engine: sleeping", flush=True)
             time.sleep(float(os.environ["FAKE_ENGINE_SLEEP"]))
         except KeyboardInterrupt:
             print("fake engine: interrupted, state kept", flush=True)
