@@ -280,7 +280,8 @@ class Failures(unittest.TestCase):
         import torch
         if torch.cuda.is_available():
             self.skipTest("this machine has a GPU")
-        self.expect(run_engine(config(os.path.join(TMP, "nogpu"), device="cuda")), 2, "device cuda", "no GPU")
+        self.expect(run_engine(config(os.path.join(TMP, "nogpu"), device="cuda")), 2, "torch sees no GPU",
+                    "--train-device cpu")
 
     @unittest.skipUnless(HAVE_TRL, NO_TRL)
     def test_resume_with_nothing_to_resume_is_exit_2(self):

@@ -54,7 +54,8 @@ def device_args(cfg):
     import torch
     if cfg["device"] == "cuda":
         if not torch.cuda.is_available():
-            raise EngineError(EXIT_INPUT, "device cuda: torch sees no GPU", "use --device cpu, or check the driver")
+            raise EngineError(EXIT_INPUT, "device \"cuda\": torch sees no GPU",
+                              "train on the CPU (cudal1 train --train-device cpu), or check the driver")
         return dict(use_cpu=False, bf16=torch.cuda.is_bf16_supported())
     return dict(use_cpu=True, bf16=False)
 
@@ -75,8 +76,11 @@ def load_model(path, cfg):
     if tok.pad_token is None:
         log(f"model {path}: the tokenizer has no pad token; padding with its eos token {tok.eos_token!r}")
         tok.pad_token = tok.eos_token
+    # full fine-tuning keeps fp32 master weights (the trainers' bf16 is autocast); with LoRA on a
+    # GPU the frozen base can stay bf16, half the memory of a large checkpoint
+    dtype = torch.bfloat16 if cfg["lora"] and cfg["device"] == "cuda" else torch.float32
     try:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     except (OSError, ValueError) as e:
         raise EngineError(EXIT_INPUT, f"model {path}: cannot load it ({str(e).splitlines()[0]})")
     if cfg["device"] == "cuda":
@@ -181,7 +185,10 @@ def step_callback(stage, rnd, extra=None):
             if tokens is not None:
                 fields["tokens"] = int(tokens - self.tokens)
                 self.tokens = tokens
-            fields.update(extra(state.global_step, self.t_step, logs) if extra else {"t_update": round(self.t_step, 4)})
+            if extra:
+                fields.update(extra(state.global_step, self.t_step, logs))
+            else:
+                fields["t_update"] = fields["t_step"]
             emit("step", stage=stage, round=rnd, step=state.global_step, **fields)
             self.t_step = None
 
@@ -211,11 +218,16 @@ def train_sft(ctx, model, tok, ds, stage, rnd):
     return merged(trainer.model)
 
 
+def sample_seed(cfg, stage, rnd, kind):
+    """A distinct sampling seed per stage, round and kind, all derived from the config's seed."""
+    return cfg["seed"] + 1000003 * STAGES.index(stage) + 7919 * rnd + (104729 if kind == "eval" else 0)
+
+
 def evaluate(ctx, model, tok, stage, rnd):
     """k samples per task from model, scored; the eval event. Kept for the next selfsup round."""
     cfg = ctx.cfg
     samples, summ = sampling.sample_and_score(ctx, model, tok, cfg["tasks"], cfg["samples_per_task"],
-                                              cfg["seed"] + 7919 * (rnd + 1),
+                                              sample_seed(cfg, stage, rnd, "eval"),
                                               ctx.meta(stage, rnd, 0, kind="eval"))
     emit("eval", stage=stage, round=rnd, **summ)
     ctx.state.save_eval(stage, rnd)
@@ -257,7 +269,7 @@ def selfsup_round(ctx, model, tok, rnd):
         summ = dict(sampling.summarize(samples), reused_eval=True)
     else:
         samples, summ = sampling.sample_and_score(ctx, model, tok, cfg["tasks"], cfg["samples_per_task"],
-                                                  cfg["seed"] + 104729 * (rnd + 1),
+                                                  sample_seed(cfg, "selfsup", rnd, "sample"),
                                                   ctx.meta("selfsup", rnd, 0, kind="sample"))
     good = correct_pairs(samples)
     note = None if good else "no correct samples: nothing to fine-tune on this round"
