@@ -432,6 +432,47 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(sorted(m["step"] for m, _, _ in rows), [1, 1, 2, 2])
 
 
+class RewardHooks(unittest.TestCase):
+    """What the engine asks of cudal1.trl.make_reward: per-call meta from TRL's trainer_state, a
+    hook with each batch's results and time, and an exception rather than no signal when the
+    service is gone."""
+
+    def test_meta_from_the_trainer_state_and_the_results_hook(self):
+        import asyncio
+        import types
+
+        import cudal1.trl
+        seen = []
+        f = cudal1.trl.make_reward(URL, TOKEN, retries=0,
+                                   meta=lambda kw: {"run": RUN_ID + 5, "step": kw["trainer_state"].global_step + 1},
+                                   on_results=lambda items, results, t: seen.append((len(items), results, t)))
+        r = asyncio.run(f(prompts=["p", "p"], completions=[reply(LEGIT[TASKS[0]]), "nothing"], task=[TASKS[0]] * 2,
+                          prompt_id=["a", "b"], trainer_state=types.SimpleNamespace(global_step=2)))
+        self.assertEqual(len(r), 2)
+        self.assertGreater(r[0], r[1])
+        ((n, results, t),) = seen
+        self.assertEqual((n, [x["verdict"] for x in results][0]), (2, "pass"))
+        self.assertGreater(t, 0)
+        metas = sorted((m["step"], m["prompt_id"]) for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 5))
+        self.assertEqual(metas, [(3, "a"), (3, "b")])
+
+    def test_a_service_that_is_gone_raises_when_asked_to(self):
+        import asyncio
+        import socket
+
+        import cudal1
+        import cudal1.trl
+        with socket.socket() as s:  # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+        kw = dict(prompts=["p"], completions=["x"], task=[TASKS[0]])
+        quiet = cudal1.trl.make_reward(dead, TOKEN, retries=0)
+        self.assertEqual(asyncio.run(quiet(**kw)), [None])
+        loud = cudal1.trl.make_reward(dead, TOKEN, retries=0, raise_on_service_error=True)
+        with self.assertRaises(cudal1.ServiceError):
+            asyncio.run(loud(**kw))
+
+
 @unittest.skipUnless(HAVE_VERL_DEPS, "transformers/tokenizers/torch/pyarrow are not installed")
 class Embedded(unittest.TestCase):
     def test_the_embedded_model_is_the_same_for_a_seed_and_a_checkpoint(self):

@@ -13,7 +13,8 @@ CUT = "\n[...]\n"
 
 
 def prompt_len(tok, messages):
-    return len(tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)["input_ids"])
+    ids = tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+    return len(ids["input_ids"] if hasattr(ids, "keys") else ids)  # transformers 5: an encoding; 4: ids
 
 
 def fit_prompt(tok, messages, max_tokens):
