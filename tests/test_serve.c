@@ -4,7 +4,7 @@
  * the limits (body, items, a client that goes away, the queue bound, deadlines, idle
  * connections), jobs (submit and poll, bounded, expiring, drained), a kill -9 mid-batch and a restart on the same store, 1,000 concurrent requests,
  * the drain on SIGTERM, the counters, the GPU options' checks. */
-#include "harness.h"
+#include "eval_cases.h"
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -989,6 +989,100 @@ static void test_sigterm_finishes_running_jobs_into_the_store(void **state) {
   svc_rm(&s);
 }
 
+/* ---- reference workers kept between evaluations --------------------------------------------- */
+
+static double ref_workers(int port, const char *key) {
+  resp r;
+  http(port, "/v1/stats", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  cJSON *d = cJSON_Parse(r.body);
+  double v = num(cJSON_GetObjectItem(d, "reference_workers"), key);
+  cJSON_Delete(d);
+  free(r.body);
+  return v;
+}
+
+/* Three candidates of one task, one after another: one reference worker serves all three (each
+ * evaluation still correct: a wrong one is caught after a pooled reference); --fresh-references
+ * starts one per evaluation. */
+static void test_a_tasks_reference_worker_serves_its_next_evaluations(void **state) {
+  (void)state;
+  static char texts[2][8192];
+  for (int fresh = 0; fresh < 2; fresh++) {
+    svc s;
+    const char *extra[] = {"--fresh-references", NULL};
+    svc_fresh(&s, fresh ? extra : NULL);
+    char *a = distinct_batch(1, fresh ? "poolA1" : "poolA0", texts);
+    char *b = distinct_batch(1, fresh ? "poolB1" : "poolB0", texts + 1);
+    const char *wrong[] = {file_text("tests/hacks/host/wrong_values.c")};
+    char *w = items_body(1, "code", wrong, false);
+    const char *bodies[3] = {a, w, b}, *want[3] = {"pass", "incorrect", "pass"};
+    for (int i = 0; i < 3; i++) {
+      resp r;
+      http(s.port, "/v1/score", bodies[i], NULL, &r);
+      cJSON *doc;
+      assert_string_equal(str(result(&r, &doc, 0), "verdict"), want[i]);
+      cJSON_Delete(doc);
+      free(r.body);
+    }
+    assert_int_equal(ref_workers(s.port, "started"), fresh ? 0 : 1);
+    assert_int_equal(ref_workers(s.port, "reused"), fresh ? 0 : 2);
+    assert_int_equal(svc_stop(&s), 0);
+    svc_rm(&s);
+    free(a), free(b), free(w);
+  }
+}
+
+/* Every host case of the hack corpus (tests/hacks/manifest.txt) through the service, two
+ * evaluations at a time with reference workers kept between them: each gets the verdict the
+ * manifest expects from `cudal1 eval`, and references were reused along the way. */
+static void test_the_hack_corpus_through_pooled_references_keeps_its_verdicts(void **state) {
+  (void)state;
+  th_case *cs;
+  int n = th_manifest("tests/hacks/manifest.txt", "host", "test", &cs);
+  assert_true(n > 10);
+  svc s;
+  const char *extra[] = {"--workers", "2", "--max-items", "256", NULL};
+  svc_fresh(&s, extra);
+  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
+  for (int i = 0; i < n; i++) {
+    FILE *f = fopen(cs[i].file, "r");
+    assert_non_null(f);
+    static char buf[1 << 17];
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    buf[k] = 0;
+    fclose(f);
+    cJSON *it = cJSON_CreateObject();
+    cJSON_AddNumberToObject(it, "id", i);
+    cJSON_AddStringToObject(it, "task", cs[i].task);
+    cJSON_AddStringToObject(it, "code", buf);
+    cJSON_AddItemToArray(a, it);
+  }
+  char *body = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  resp r;
+  http(s.port, "/v1/score", body, NULL, &r);
+  assert_int_equal(r.status, 200);
+  cJSON *doc = cJSON_Parse(r.body);
+  char bad[4096] = "";
+  for (int i = 0; i < n; i++) {
+    const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), i);
+    char why[256];
+    if (!th_expect_met(cs[i].expect, x, why, sizeof why))
+      snprintf(bad + strlen(bad), sizeof bad - strlen(bad), "\n  %s (%s): %s", cs[i].file,
+               cs[i].task, why);
+  }
+  cJSON_Delete(doc);
+  free(r.body);
+  double reused = ref_workers(s.port, "reused");
+  assert_int_equal(svc_stop(&s), 0);
+  svc_rm(&s);
+  free(body);
+  free(cs);
+  if (bad[0]) fail_msg("verdicts differ from the manifest's:%s", bad);
+  assert_true(reused >= 1);
+}
+
 /* A client that connects and says nothing is disconnected after --idle-timeout; the service goes
  * on serving. */
 static void test_idle_connection_is_closed_after_the_timeout(void **state) {
@@ -1089,6 +1183,8 @@ int main(void) {
       cmocka_unit_test(test_job_errors_name_their_cause),
       cmocka_unit_test(test_jobs_are_bounded_and_expire),
       cmocka_unit_test(test_sigterm_finishes_running_jobs_into_the_store),
+      cmocka_unit_test(test_a_tasks_reference_worker_serves_its_next_evaluations),
+      cmocka_unit_test(test_the_hack_corpus_through_pooled_references_keeps_its_verdicts),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -38,6 +38,9 @@ static const char help_head[] =
     "  --job-ttl S          a finished job's answers are kept S seconds (default 3600)\n"
     "  --reward-clip K      clip of the normalised reward (default 1.5)\n"
     "  --log-reward         reward from ln(speedup) instead of the speedup\n"
+    "  --fresh-references   start a new reference worker for every evaluation (default: a\n"
+    "                       task's reference worker serves its next evaluations, with fresh\n"
+    "                       seeds and inputs each time; re-measurements always start fresh)\n"
     "evaluation (shared with cudal1 eval and optimize):\n";
 
 static const char help_tail[] =
@@ -91,6 +94,10 @@ static int parse_args(int argc, char **argv, serve_args *s) {
     }
     if (!strcmp(a, "--log-reward")) {
       s->o.eval.reward.log_speedup = true;
+      continue;
+    }
+    if (!strcmp(a, "--fresh-references")) {
+      s->o.eval.reuse_ref = false;
       continue;
     }
     static const char *const takes_value[] = {"--bind", "--token", "--db", "--port", "--workers",

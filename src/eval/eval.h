@@ -38,6 +38,8 @@ typedef struct {
   uint64_t seed;                 /* 0 = fresh random seeds */
   bool no_sandbox;               /* debugging only (cudal1 eval --no-sandbox) */
   const char *compile_cache;     /* NULL = default */
+  bool reuse_ref;                /* a long-lived judge: reference workers kept between
+                                    evaluations of a task (refpool.h) */
   struct cl1_gpu_lock *gpu;      /* CUDA: the GPU this evaluation shares with others of this
                                     process (gpu_lock.h; its workers see only that GPU); NULL:
                                     the GPU is this evaluation's alone */

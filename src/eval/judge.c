@@ -187,6 +187,69 @@ static void op_library(const cl1_eval_opts *o, char *out, size_t n) {
   if (access(out, R_OK)) out[0] = 0;
 }
 
+/* The SETUP request of worker k (0 the reference, 1 the candidate); tmpdir NULL leaves the
+ * folder out (the reference pool's key). */
+static cJSON *setup_request(const cl1_pass *p, int k, size_t mem, const char *ops_lib,
+                            const char *tmpdir) {
+  const cl1_eval_opts *o = p->o;
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "role", k ? "cand" : "ref");
+  cJSON_AddStringToObject(m, "backend", cl1_backend_name(o->backend));
+  cJSON_AddStringToObject(m, "task", p->task->path);
+  cJSON_AddStringToObject(m, "shapes", cl1_shapes_name(p->inst->set));
+  cJSON_AddStringToObject(m, "so", k ? p->cand_so : p->ref_so);
+  cJSON_AddNumberToObject(m, "regions", k ? 2 : 1);
+  if (tmpdir) cJSON_AddStringToObject(m, "tmpdir", tmpdir);
+  cJSON_AddBoolToObject(m, "sandbox", !o->no_sandbox);
+  cJSON_AddNumberToObject(m, "mem_allowance", (double)mem);
+  cJSON_AddNumberToObject(m, "cpu_s", 600);
+  cJSON_AddNumberToObject(m, "fsize", 16 << 20);
+  cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
+  cJSON_AddNumberToObject(m, "hold_us", o->hold_us);
+  cJSON_AddBoolToObject(m, "graph", o->graph);
+  if (ops_lib[0]) cJSON_AddStringToObject(m, "preload", ops_lib);
+  return m;
+}
+
+/* The reference pool's key: the worker program, its GPU, its region and its SETUP request. */
+static char *ref_key(const cl1_pass *p, const char *exe, const char *gpu, size_t mem,
+                     const char *ops_lib) {
+  cJSON *m = setup_request(p, 0, mem, ops_lib, NULL);
+  char *setup = cJSON_PrintUnformatted(m);
+  cJSON_Delete(m);
+  char *key = NULL;
+  if (setup && asprintf(&key, "%s\n%s\n%zu\n%s", exe, gpu ? gpu : "", p->region_bytes, setup) < 0)
+    key = NULL;
+  free(setup);
+  return key;
+}
+
+/* What the reference's SETUP reply says of the machine, into the result and the pass. */
+static void ref_setup_info(cl1_pass *p, cl1_eval_result *r, const cJSON *rr) {
+  cl1_refpool_info *i = &p->ref_info;
+  const cJSON *dn = cJSON_GetObjectItemCaseSensitive(rr, "device");
+  const cJSON *dv = cJSON_GetObjectItemCaseSensitive(rr, "driver");
+  const cJSON *cs_src = cJSON_GetObjectItemCaseSensitive(rr, "cache_source");
+  snprintf(i->device, sizeof i->device, "%s", cJSON_IsString(dn) ? dn->valuestring : "");
+  snprintf(i->driver, sizeof i->driver, "%s", cJSON_IsString(dv) ? dv->valuestring : "");
+  snprintf(i->cache_source, sizeof i->cache_source, "%s",
+           cJSON_IsString(cs_src) ? cs_src->valuestring : "");
+  i->threads_entry = (int)cl1_judge_num(rr, "threads_entry", 0);
+  i->l2_bytes = cl1_judge_num(rr, "l2_bytes", 0);
+  i->flush_bytes = cl1_judge_num(rr, "flush_bytes", 0);
+  (void)r;
+}
+
+static void ref_info_apply(cl1_pass *p, cl1_eval_result *r) {
+  const cl1_refpool_info *i = &p->ref_info;
+  if (i->device[0]) snprintf(r->device, sizeof r->device, "%s", i->device);
+  if (i->driver[0]) snprintf(r->driver, sizeof r->driver, "%s", i->driver);
+  if (i->cache_source[0]) snprintf(r->cache_source, sizeof r->cache_source, "%s", i->cache_source);
+  p->ref_threads_entry = i->threads_entry;
+  r->cache_bytes = i->l2_bytes;
+  r->flush_bytes = i->flush_bytes;
+}
+
 static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   char exe[4096];
   if (cl1_worker_exe(exe, sizeof exe, err)) return -1;
@@ -198,53 +261,39 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   const char *gpu = p->o->gpu && p->o->gpu->visible[0] ? p->o->gpu->visible : NULL;
   char ops_lib[4200];
   op_library(p->o, ops_lib, sizeof ops_lib);
-  if (cl1_wproc_spawn(&p->ref, exe, p->region_bytes, "ref", gpu, err) ||
-      cl1_wproc_spawn(&p->cand, exe, p->region_bytes * 2, "cand", gpu, err))
-    return -1;
   const cl1_eval_opts *o = p->o;
   size_t data = p->inst->in_bytes * CL1_WORKER_SLOTS + p->inst->par_bytes + p->inst->out_bytes;
   size_t mem = o->mem_limit ? o->mem_limit : cl1_eval_mem_allowance(o->backend, data);
+  /* re-measurements of a suspicious result start a fresh reference too: a speedup that only a
+     long-lived reference's process shows must not stand */
+  if (o->reuse_ref && !p->verify_only_light && (p->ref_key = ref_key(p, exe, gpu, mem, ops_lib)))
+    p->ref_reused = cl1_refpool_take(p->ref_key, &p->ref, &p->ref_info);
+  if (!p->ref_reused) {
+    if (cl1_wproc_spawn(&p->ref, exe, p->region_bytes, "ref", gpu, err)) return -1;
+    if (o->reuse_ref) cl1_refpool_count_start();
+  }
+  if (cl1_wproc_spawn(&p->cand, exe, p->region_bytes * 2, "cand", gpu, err)) return -1;
   /* until the worker says what it holds at the sandbox's entry: room for any harness (a CUDA
      context, the largest flush buffer) on top of the allowance */
   p->cand.rss_limit = mem + p->region_bytes * 2 + CL1_LLC_FLUSH_MAX + ((size_t)1 << 30);
-  for (int k = 0; k < 2; k++) {
+  for (int k = p->ref_reused ? 1 : 0; k < 2; k++) {
     cl1_wproc *w = k ? &p->cand : &p->ref;
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "role", k ? "cand" : "ref");
-    cJSON_AddStringToObject(m, "backend", cl1_backend_name(o->backend));
-    cJSON_AddStringToObject(m, "task", p->task->path);
-    cJSON_AddStringToObject(m, "shapes", cl1_shapes_name(p->inst->set));
-    cJSON_AddStringToObject(m, "so", k ? p->cand_so : p->ref_so);
-    cJSON_AddNumberToObject(m, "regions", k ? 2 : 1);
-    cJSON_AddStringToObject(m, "tmpdir", w->tmpdir);
-    cJSON_AddBoolToObject(m, "sandbox", !o->no_sandbox);
-    cJSON_AddNumberToObject(m, "mem_allowance", (double)mem);
-    cJSON_AddNumberToObject(m, "cpu_s", 600);
-    cJSON_AddNumberToObject(m, "fsize", 16 << 20);
-    cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
-    cJSON_AddNumberToObject(m, "hold_us", o->hold_us);
-    cJSON_AddBoolToObject(m, "graph", o->graph);
-    if (ops_lib[0]) cJSON_AddStringToObject(m, "preload", ops_lib);
+    cJSON *m = setup_request(p, k, mem, ops_lib, w->tmpdir);
     cl1_wproc_send(w, CL1_MSG_SETUP, m);
     cJSON_Delete(m);
   }
   cJSON *rr = NULL, *cr = NULL;
-  cl1_wstatus rs = cl1_wproc_wait(&p->ref, o->setup_timeout_s, &rr);
-  if (rs != CL1_W_OK) {
-    /* No GPU, missing driver: the reference cannot start either; not the candidate's fault. */
-    cl1_judge_ref_failure(p, r, "setup");
-    return 1;
+  if (!p->ref_reused) {
+    cl1_wstatus rs = cl1_wproc_wait(&p->ref, o->setup_timeout_s, &rr);
+    if (rs != CL1_W_OK) {
+      /* No GPU, missing driver: the reference cannot start either; not the candidate's fault. */
+      cl1_judge_ref_failure(p, r, "setup");
+      return 1;
+    }
+    ref_setup_info(p, r, rr);
+    cJSON_Delete(rr);
   }
-  const cJSON *dn = cJSON_GetObjectItemCaseSensitive(rr, "device");
-  const cJSON *dv = cJSON_GetObjectItemCaseSensitive(rr, "driver");
-  const cJSON *cs_src = cJSON_GetObjectItemCaseSensitive(rr, "cache_source");
-  if (cJSON_IsString(dn)) snprintf(r->device, sizeof r->device, "%s", dn->valuestring);
-  if (cJSON_IsString(dv)) snprintf(r->driver, sizeof r->driver, "%s", dv->valuestring);
-  if (cJSON_IsString(cs_src)) snprintf(r->cache_source, sizeof r->cache_source, "%s", cs_src->valuestring);
-  p->ref_threads_entry = (int)cl1_judge_num(rr, "threads_entry", 0);
-  r->cache_bytes = cl1_judge_num(rr, "l2_bytes", 0);
-  r->flush_bytes = cl1_judge_num(rr, "flush_bytes", 0);
-  cJSON_Delete(rr);
+  ref_info_apply(p, r);
   cl1_wstatus cs = cl1_wproc_wait(&p->cand, o->setup_timeout_s, &cr);
   if (cs != CL1_W_OK) {
     /* no solution code runs in SETUP (worker.c: LOAD maps it): its failure is the machine's */
@@ -267,10 +316,10 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
 /* Maps both solutions (LOAD): from here on the candidate's code runs, so a shared GPU is held. */
 static int load_both(cl1_pass *p, cl1_eval_result *r) {
   double timeout = p->o->setup_timeout_s;
-  cl1_wproc_send(&p->ref, CL1_MSG_LOAD, NULL);
+  if (!p->ref_reused) cl1_wproc_send(&p->ref, CL1_MSG_LOAD, NULL);  /* a pooled one has it */
   cl1_wproc_send(&p->cand, CL1_MSG_LOAD, NULL);
   cJSON *rr = NULL, *cr = NULL;
-  cl1_wstatus rs = cl1_wproc_wait(&p->ref, timeout, &rr);
+  cl1_wstatus rs = p->ref_reused ? CL1_W_OK : cl1_wproc_wait(&p->ref, timeout, &rr);
   cJSON_Delete(rr);
   if (rs != CL1_W_OK) {
     cl1_judge_ref_failure(p, r, "loading the reference");
@@ -377,6 +426,18 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when) {
 }
 
 static void close_pass(cl1_pass *p) {
+  if (p->ref_key) {  /* the reference back to the pool (or let go, when not fit for reuse) */
+    if (p->o->gpu) {
+      cl1_wproc_release(&p->cand, true);
+    } else {
+      cl1_wproc_quit(&p->cand);
+      cl1_wproc_close(&p->cand);
+    }
+    cl1_refpool_put(p->ref_key, &p->ref, &p->ref_info);
+    free(p->ref_key);
+    p->ref_key = NULL;
+    return;
+  }
   if (p->o->gpu) {  /* the candidate killed (see cl1_wproc_kill); neither exit waited for */
     cl1_wproc_release(&p->cand, true);
     cl1_wproc_release(&p->ref, false);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "eval.h"
 #include "judge_proc.h"
+#include "refpool.h"
 #include "verify.h"
 #include "../worker/worker.h"
 #include "../task/task.h"
@@ -45,6 +46,9 @@ typedef struct {
   double ratio[MAX_SAMPLES];  /* paired reference / candidate ratios */
   int n_cand, n_ref, n_rt;
   int ref_threads_entry, cand_threads_entry;  /* at each worker's sandbox entry (SETUP) */
+  bool ref_reused;          /* the reference's worker came set up and loaded from the pool */
+  char *ref_key;            /* its pool key (opts.reuse_ref), malloc'd */
+  cl1_refpool_info ref_info;
   bool hold;                /* timed calls start behind the hold (both sides, or neither) */
 } cl1_pass;
 

@@ -248,6 +248,7 @@ cl1_wstatus cl1_wproc_send(cl1_wproc *w, int type, cJSON *req) {
     describe_death(w);
     return w->last = CL1_W_DIED;
   }
+  w->awaiting = true;
   return w->last = CL1_W_OK;
 }
 
@@ -295,6 +296,7 @@ cl1_wstatus cl1_wproc_wait(cl1_wproc *w, double timeout_s, cJSON **reply) {
       snprintf(w->msg, sizeof w->msg, "%s", err.msg);
       return w->last = CL1_W_PROTOCOL;
     }
+    w->awaiting = false;  /* a whole reply read: the pipe is in step again */
     cJSON *o = cJSON_Parse(js);
     free(js);
     if (!o || !cJSON_IsObject(o)) {

@@ -35,6 +35,7 @@ typedef struct {
   double sent_at;
   bool quit_sent;      /* cl1_wproc_quit: close waits for the reply instead of asking */
   bool paused;         /* stopped (SIGSTOP) between requests: cl1_wproc_pause */
+  bool awaiting;       /* a request sent whose reply has not been read: not reusable */
 } cl1_wproc;
 
 /* Starts the worker program exe with a memfd of shm_bytes; cuda_visible (NULL: inherited) is the

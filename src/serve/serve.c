@@ -20,6 +20,7 @@
 #include "serve_int.h"
 #include "../base/proc.h"
 #include "../eval/compile.h"
+#include "../eval/refpool.h"
 #include "../task/task.h"
 
 void cl1_serve_opts_default(cl1_serve_opts *o) {
@@ -37,6 +38,7 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   o->max_items = 1024;
   o->max_body = (size_t)16 << 20;
   o->idle_timeout_s = 30;
+  o->eval.reuse_ref = true;  /* a long-lived judge: reference workers kept (refpool.h) */
   o->max_jobs = 256;
   o->job_ttl_s = 3600;
 }
@@ -401,6 +403,11 @@ cJSON *cl1_serve_stats(cl1_serve *svc) {
   cJSON_AddNumberToObject(s, "workers", svc->o->eval.backend == CL1_BACKEND_CUDA
                                          ? svc->n_gpu * svc->o->overlap : svc->o->workers);
   cJSON_AddNumberToObject(s, "uptime_s", up);
+  long reused, started;
+  cl1_refpool_counts(&reused, &started);
+  cJSON *rw = cJSON_AddObjectToObject(s, "reference_workers");
+  cJSON_AddNumberToObject(rw, "reused", (double)reused);
+  cJSON_AddNumberToObject(rw, "started", (double)started);
   /* per GPU: the share of the service's life it was held (loading, verifying, timing) and timed */
   cJSON *gs = cJSON_AddArrayToObject(s, "gpus");
   for (int i = 0; i < svc->n_gpu; i++) {
@@ -595,6 +602,10 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_mutex_init(&svc.jobs_mu, NULL);
   pthread_cond_init(&svc.commit_cv, NULL);
   int rc = signals_install(err) ? 3 : open_state(&svc, err);
+  /* idle reference workers: a few per evaluation lane (each holds a process and, on CUDA, a
+     context), so a batch over many tasks keeps most of its references */
+  int n_lanes = o->eval.backend == CL1_BACKEND_CUDA ? svc.n_gpu * o->overlap : o->workers;
+  cl1_refpool_set_max(o->eval.reuse_ref ? 8 * (n_lanes > 0 ? n_lanes : 1) : 0);
   pthread_t th[256];
   eval_lane lanes[256];
   int n_th = rc ? 0 : start_threads(&svc, th, lanes, 256);
@@ -615,6 +626,7 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_cond_broadcast(&svc.cv);
   pthread_mutex_unlock(&svc.mu);
   for (int i = 0; i < n_th; i++) pthread_join(th[i], NULL);
+  cl1_refpool_close();
   close_state(&svc);
   return rc;
 }
