@@ -590,6 +590,14 @@ static void test_store_train_run_and_events(void **state) {
   assert_non_null(strstr(err.msg, "training run 9 is not in the store"));
   assert_int_equal(cl1_store_train_event_add(f->s, 9, "step", NULL, 0, 0, "{}", &err), -1);
   assert_int_equal(cl1_store_train_run_get(f->s, 9, &r, &err), -1);
+  /* a store with a training run and nothing else is something to report */
+  th_store_close(f);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "%s/cudal1 report --db %s 2>&1", th_build(), f->path);
+  assert_int_equal(th_run(cmd, out_buf, sizeof out_buf), 0);
+  assert_out_has("### Training run 1\n\nstage grpo, engine verl, model embedded, done");
+  assert_out_has("| grpo * | 0 | 1 |");
+  assert_null(strstr(out_buf, "Each task's best passing solution"));
 }
 
 /* A v4 store (the schema before the train tables) gains them when opened. */

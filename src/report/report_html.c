@@ -380,6 +380,7 @@ static void html_head(cl1_rep_buf *b, const cl1_report *r) {
     cl1_rep_puts(b, "</li>\n");
   }
   if (r->n_runs) cl1_rep_puts(b, "</ul>\n");
+  if (!r->n_sec) return; /* the training view alone */
   cl1_rep_puts(b, "<p class=\"note\">Each task's best passing solution. Mean, geomean, median and "
                   "max are over the tasks with a correct solution; success, &gt;1.01x and fast_p "
                   "(correct and faster than p) are shares of all tasks. " CL1_REP_DAGGER

@@ -23,6 +23,7 @@ static void md_header(cl1_rep_buf *b, const cl1_report *r) {
     cl1_rep_puts(b, "\n");
   }
   cl1_rep_puts(b, (r->n_runs ? "\n" : ""));
+  if (!r->n_sec) return; /* the training view alone */
   cl1_rep_puts(b, "Each task's best passing solution. Mean, geomean, median and max are over the "
                   "tasks with a correct solution; success, >1.01x and fast_p (correct and faster "
                   "than p) are shares of all tasks. " CL1_REP_DAGGER " marks a degenerate task.\n");
