@@ -524,6 +524,21 @@ static void test_resume_reuses_the_run_and_passes_resume_true(void **state) {
   assert_int_equal(q_num(f->path, "SELECT COUNT(*) FROM train_events WHERE event = 'step' AND "
                                   "round = 1"), 1);
   assert_int_equal(q_num(f->path, "SELECT json_extract(config, '$.resume') FROM train_runs"), 1);
+  /* a run stopped before its first checkpoint resumes as the same run, its stages over */
+  char again[2048];
+  snprintf(again, sizeof again, "grpo --out %s/o3 --db %s --tasks " RELU " --rounds 1 --steps 1 "
+           EVAL, f->dir, f->path);
+  assert_int_equal(train("FAKE_ENGINE_FAIL=3 " ENGINE, again), 3);
+  strcat(again, " --resume");
+  assert_int_equal(train(ENGINE, again), 0);
+  assert_out_has("--resume: run 2 has no checkpoint yet");
+  assert_out_has("run 2 resumed");
+  snprintf(p, sizeof p, "%s/o3/train-config.json", f->dir);
+  c = cJSON_Parse(file_text(p));
+  assert_true(cJSON_IsFalse(cJSON_GetObjectItem(c, "resume")));
+  assert_int_equal(cJSON_GetObjectItem(c, "run_id")->valueint, 2);
+  cJSON_Delete(c);
+  assert_int_equal(q_num(f->path, "SELECT COUNT(*) FROM train_runs"), 2);
   /* resuming under another stage is refused, naming the run's */
   char other[2048];
   snprintf(other, sizeof other, "selfsup --out %s/o --db %s --tasks " RELU " --resume " EVAL,

@@ -46,7 +46,8 @@ static const char usage_head[] =
     "  --vllm-server URL      generate with a running `trl vllm-serve` (default: in process)\n"
     "  --python PY            the interpreter that runs the engine (default python3)\n"
     "  --resume               continue the run recorded in DIR/run.json from its last\n"
-    "                         checkpoint and round (with the options given now)\n"
+    "                         checkpoint and round (with the options given now; none yet:\n"
+    "                         its stages start over)\n"
     "the reward service's evaluation (shared with cudal1 eval and serve):\n";
 
 static const char usage_tail[] =

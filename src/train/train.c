@@ -33,7 +33,8 @@ typedef struct {
   cl1_store *store;
   char db_abs[PATH_MAX];
   int64_t run_id;
-  bool resumed;
+  bool resumed;    /* the run OUT/run.json names goes on */
+  bool from_state; /* ... from the engine's OUT/state.json: "resume": true */
   int lock_fd, log_fd;
   char *line; /* the engine's stdout line being read */
   size_t line_n;
@@ -115,6 +116,14 @@ static int find_run(run_ctx *c, cl1_err *err) {
   cl1_store_train_run_free(&row);
   c->run_id = rf.run_id;
   c->resumed = true;
+  /* the engine resumes from its state.json; a run stopped before its first checkpoint has none
+     and starts its stages over (the engine refuses "resume" without one) */
+  char state[4300];
+  snprintf(state, sizeof state, "%s/state.json", c->p.out);
+  c->from_state = !access(state, F_OK);
+  if (!c->from_state)
+    say(c, "--resume: run %lld has no checkpoint yet (%s): its stages start over",
+        (long long)c->run_id, state);
   return 0;
 }
 
@@ -162,7 +171,7 @@ static int write_sft_data(run_ctx *c, cl1_err *err) {
 /* The run's row (new, or the resumed one now running again), OUT/run.json and the config. */
 static int record_run(run_ctx *c, cl1_err *err) {
   const cl1_train_opts *o = c->o;
-  char *config = cl1_train_config_json(o, &c->p, c->run_id, c->resumed);
+  char *config = cl1_train_config_json(o, &c->p, c->run_id, c->from_state);
   if (!config) return cl1_err_set(err, "out of memory"), 3;
   int rc = 0;
   if (!c->resumed) {
