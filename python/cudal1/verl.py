@@ -57,22 +57,25 @@ def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_
 
 def make_compute_score(urls, token=None, meta=None, timeout=900.0, retries=5):
     """A compute_score that spreads its calls over several services (one `cudal1 serve` per
-    evaluation node), round-robin per call; meta is recorded with every item (the item's
-    extra_info adds to it). verl runs a synchronous compute_score in a thread pool, so the calls
-    of a batch overlap across the services."""
-    import itertools
-    import threading
+    evaluation node) by task: a task's samples always go to the same service (a hash of the task
+    id), so its store answers retries and repeated samples from cache and its per-task reward
+    statistics stay in one place; meta is recorded with every item (the item's extra_info adds
+    to it). verl runs a synchronous compute_score in a thread pool, so the calls of a batch
+    overlap across the services."""
+    import hashlib
     if isinstance(urls, str):
         urls = [u for u in urls.split(",") if u.strip()]
     if not urls:
         raise ValueError("make_compute_score: no service URL")
     clients = [Client(u.strip(), token, timeout=timeout, retries=retries) for u in urls]
-    turn, lock = itertools.count(), threading.Lock()
+
+    def client_for(task):
+        h = int(hashlib.sha256(str(task).encode()).hexdigest()[:8], 16)
+        return clients[h % len(clients)]
 
     def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **kwargs):
-        with lock:
-            client = clients[next(turn) % len(clients)]
-        return _score_one(client, data_source, solution_str, ground_truth, extra_info, meta)
+        return _score_one(client_for(ground_truth), data_source, solution_str, ground_truth, extra_info, meta)
 
+    compute_score.client_for = client_for
     compute_score.clients = clients
     return compute_score

@@ -549,7 +549,7 @@ class Verl(unittest.TestCase):
             self.assertEqual(ov.get(k), v, k)
         self.assertFalse(any(k.startswith("custom_reward_function") for k in ov))
 
-    def test_the_reward_module_scores_as_verl_calls_it_round_robin(self):
+    def test_the_reward_module_scores_as_verl_calls_it_spread_by_task(self):
         import pyarrow.parquet as pq
         vdir = os.path.join(self.out, "verl")
         row = pq.read_table(os.path.join(vdir, "train.parquet")).to_pylist()[0]
@@ -573,9 +573,14 @@ class Verl(unittest.TestCase):
         self.assertEqual((good["pass"], good["infra"]), (1.0, 0.0))
         self.assertEqual((bad["pass"], bad["infra"]), (0.0, 0.0))
         self.assertGreater(good["score"], bad["score"])
-        first = store_rows(os.path.join(TMP, "db"), RUN_ID + 3)  # round-robin: one call each
+        first = store_rows(os.path.join(TMP, "db"), RUN_ID + 3)  # a task's calls: one service
         second = store_rows(self.db2, RUN_ID + 3)
-        self.assertEqual((len(first), len(second)), (1, 1))
+        chosen = mod.compute_score.client_for(task).base_url
+        self.assertEqual((len(first), len(second)), (2, 0) if chosen == URL else (0, 2))
+        tasks = [f"level1/{i}_T" for i in range(64)]
+        self.assertEqual({mod.compute_score.client_for(t).base_url for t in tasks}, {URL, self.url2})
+        self.assertTrue(all(mod.compute_score.client_for(t) is mod.compute_score.client_for(t)
+                            for t in tasks))
         for m, _, _ in first + second:
             self.assertEqual((m["stage"], m["task"], m["prompt_id"]), ("grpo", task, row["extra_info"]["prompt_id"]))
         self.assertEqual([c.base_url for c in mod.compute_score.clients], [URL, self.url2])

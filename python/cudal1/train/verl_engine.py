@@ -7,7 +7,7 @@ OUT/verl/
                               prompt_id, index, run, stage). Train: contrastive prompts with
                               exemplars from the store; val: the first-round prompt per task.
   reward.py                   verl's custom reward function: cudal1.verl.make_compute_score over
-                              the service URL(s), round-robin per call
+                              the service URL(s), a task's calls always to the same one
   overrides.txt               the hydra overrides, one per line (GRPO, Dr. GRPO's aggregation,
                               no KL, rollout n and TP 1, the custom reward keys verl 0.9 reads)
 
