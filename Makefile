@@ -48,7 +48,7 @@ TESTS   := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test gpu-test bench demo clean deps bundle
+.PHONY: all test gpu-test bench demo train-demo clean deps bundle
 all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/cudal1-worker $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
      $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so $(TESTS) $(GTESTS) $(BENCHES)
 
@@ -149,6 +149,12 @@ bench: all
 # The main job on a fresh machine: optimize 3 level-1 tasks from replayed example completions.
 demo: all
 	@scripts/demo $(BUILD)
+
+# Issue 21's demo: the embedded model through the three stages on five level-1 tasks (resumable;
+# DEVICE=host runs the mechanism on the CPU), then OUT/report.html and OUT/train-demo.json.
+train-demo: all
+	@scripts/deps --python
+	@scripts/train-demo $(BUILD) $(BUILD)/train-demo
 
 # Bundles the shared libraries the binary and the tests need beyond the C runtime and CUDA (cJSON,
 # SQLite, libcurl and its TLS/HTTP stack, ...), for a machine without our -dev packages.

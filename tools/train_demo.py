@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""tools/train_demo.py DB OUT.json — the numbers of a `cudal1 train` run (the newest in the store)
+as issue 21's demo reports them: the success rate of sampled solutions after stage 1 and after
+each stage-2 round, stage 3's reward and speedup over its steps (first steps against last), the
+GRPO step's time split (generate / reward / update), the rollouts the store recorded, and every
+step's record. Reads the store's train_runs, train_events and scores; writes nothing else."""
+import json
+import sqlite3
+import statistics
+import sys
+import time
+
+
+def mean(xs):
+    xs = [x for x in xs if isinstance(x, (int, float))]
+    return statistics.mean(xs) if xs else None
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.split("\n")[0])
+    db, out = sys.argv[1], sys.argv[2]
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    run = con.execute("SELECT id, stage, engine, model, status, config FROM train_runs "
+                      "ORDER BY id DESC LIMIT 1").fetchone()
+    if not run:
+        sys.exit(f"{db}: no training run in the store")
+    run_id = run[0]
+    events = [dict(json.loads(d), event=e, stage=s, round=r, step=st, t=t)
+              for e, s, r, st, d, t in con.execute(
+                  "SELECT event, stage, round, step, data, t FROM train_events WHERE run_id=? "
+                  "ORDER BY id", (run_id,))]
+    evals = [e for e in events if e["event"] == "eval"]
+    rounds = [e for e in events if e["event"] == "round"]
+    steps = [e for e in events if e["event"] == "step" and e.get("stage") == "grpo"]
+    k = max(1, len(steps) // 3)
+    first, last = steps[:k], steps[-k:]
+    rollouts = con.execute("SELECT count(*), sum(verdict = 'pass') FROM scores WHERE "
+                           "json_extract(meta, '$.run') = ?", (run_id,)).fetchone()
+    t_step = sum(s.get("t_step") or 0 for s in steps)
+    doc = {
+        "tool": "tools/train_demo.py",
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "run": {"id": run_id, "stage": run[1], "engine": run[2], "model": run[3], "status": run[4],
+                "config": json.loads(run[5])},
+        "success_after": [{"stage": e["stage"], "round": e["round"], "n_samples": e.get("n_samples"),
+                           "success_rate": e.get("success_rate"), "speedup_mean": e.get("speedup_mean")}
+                          for e in evals],
+        "grpo": {
+            "steps": len(steps),
+            "first_steps": {"n": len(first), "reward_mean": mean(s.get("reward_mean") for s in first),
+                            "speedup_mean": mean(s.get("speedup_mean") for s in first),
+                            "success_rate": mean(s.get("success_rate") for s in first)},
+            "last_steps": {"n": len(last), "reward_mean": mean(s.get("reward_mean") for s in last),
+                           "speedup_mean": mean(s.get("speedup_mean") for s in last),
+                           "success_rate": mean(s.get("success_rate") for s in last)},
+            "time_s": {key: round(sum(s.get(key) or 0 for s in steps), 3)
+                       for key in ("t_generate", "t_reward", "t_update", "t_step")},
+            "reward_share_of_step": round(sum(s.get("t_reward") or 0 for s in steps) / t_step, 3)
+            if t_step else None,
+        },
+        "rollouts_in_store": {"n": rollouts[0], "passed": rollouts[1] or 0},
+        "rounds": rounds,
+        "step_records": [e for e in events if e["event"] == "step"],
+    }
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    sa = ", ".join(f"{e['stage']} r{e['round']}: {e['success_rate']}" for e in doc["success_after"])
+    g = doc["grpo"]
+    print(f"train demo (run {run_id}, {run[4]}): success after {sa}; GRPO {g['steps']} steps, reward "
+          f"mean {g['first_steps']['reward_mean']} -> {g['last_steps']['reward_mean']}, speedup mean "
+          f"{g['first_steps']['speedup_mean']} -> {g['last_steps']['speedup_mean']}; reward "
+          f"{g['reward_share_of_step']} of the step time; {doc['rollouts_in_store']['n']} rollouts stored")
+
+
+if __name__ == "__main__":
+    main()
