@@ -747,14 +747,13 @@ static void test_real_engine_runs_all_three_stages_with_the_tiny_model(void **st
 }
 
 int main(void) {
-  const struct CMUnitTest shared[] = {
+  /* one group: its setup makes the shared runs the first five read; the others have their own */
+  const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_runs_and_their_events_land_in_the_store),
       cmocka_unit_test(test_config_holds_the_contracts_keys),
       cmocka_unit_test(test_a_rollout_is_scored_with_its_meta),
       cmocka_unit_test(test_stage_one_data_comes_from_the_stores_passing_solutions),
       cmocka_unit_test(test_report_renders_the_training_view),
-  };
-  const struct CMUnitTest own[] = {
       th_store_path_test(test_model_path_missing_or_without_tokenizer_is_exit_2),
       th_store_path_test(test_bad_tasks_and_options_are_exit_2_before_anything_starts),
       th_store_path_test(test_stage_one_without_data_is_exit_2),
@@ -769,6 +768,5 @@ int main(void) {
       cmocka_unit_test(test_event_lines_parse_or_say_why_not),
       th_store_path_test(test_real_engine_runs_all_three_stages_with_the_tiny_model),
   };
-  int failed = cmocka_run_group_tests_name("train (shared runs)", shared, group_setup, group_teardown);
-  return failed + cmocka_run_group_tests_name("train", own, NULL, NULL);
+  return cmocka_run_group_tests_name("train", tests, group_setup, group_teardown);
 }

@@ -178,7 +178,10 @@ static int parse_args(int argc, char **argv, train_args *t) {
     int rc = cl1_cli_eval_opt_parse("train", argc, argv, &i, &o->eval);
     if (rc >= 0) {
       if (rc) return rc;
-      if (o->n_serve_args + 2 > CL1_TRAIN_MAX_SERVE_ARGS) return cl1_cli_unknown("train", a);
+      if (o->n_serve_args + 2 > CL1_TRAIN_MAX_SERVE_ARGS) {
+        fprintf(stderr, "cudal1 train: %s: too many evaluation options (each once is enough)\n", a);
+        return 2;
+      }
       o->serve_args[o->n_serve_args++] = a;
       o->serve_args[o->n_serve_args++] = argv[i];
       continue;
