@@ -3,7 +3,7 @@
  * spoken to over HTTP with libcurl. Shared by tests/test_serve.c and tests/gpu/test_serve_gpu.c. */
 #ifndef CL1_TEST_SERVE_CLIENT_H
 #define CL1_TEST_SERVE_CLIENT_H
-#include "harness.h"
+#include "eval_cases.h"
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -208,6 +208,46 @@ static inline double stat_of(int port, const char *key) {
   cJSON_Delete(d);
   free(r.body);
   return v;
+}
+
+/* Every case of the manifest's lines for backend in one request to the service at port; the
+ * cases whose answer misses the manifest's expectation are appended to bad. */
+static inline void svc_post_manifest(int port, const char *manifest, const char *backend,
+                                     const char *shapes, char *bad, size_t bad_n) {
+  th_case *cs;
+  int n = th_manifest(manifest, backend, shapes, &cs);
+  assert_true(n > 0);
+  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
+  static char buf[1 << 18];
+  for (int i = 0; i < n; i++) {
+    FILE *f = fopen(cs[i].file, "r");
+    assert_non_null(f);
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    buf[k] = 0;
+    fclose(f);
+    cJSON *it = cJSON_CreateObject();
+    cJSON_AddNumberToObject(it, "id", i);
+    cJSON_AddStringToObject(it, "task", cs[i].task);
+    cJSON_AddStringToObject(it, "code", buf);
+    cJSON_AddItemToArray(a, it);
+  }
+  char *body = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  resp r;
+  http(port, "/v1/score", body, NULL, &r);
+  free(body);
+  assert_int_equal(r.status, 200);
+  cJSON *doc = cJSON_Parse(r.body);
+  for (int i = 0; i < n; i++) {
+    const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), i);
+    char why[256];
+    if (!th_expect_met(cs[i].expect, x, why, sizeof why))
+      snprintf(bad + strlen(bad), bad_n - strlen(bad), "\n  %s (%s): %s", cs[i].file,
+               cs[i].task, why);
+  }
+  cJSON_Delete(doc);
+  free(r.body);
+  free(cs);
 }
 
 #endif

@@ -855,40 +855,11 @@ static void test_the_hack_corpus_through_pooled_references_keeps_its_verdicts(vo
   svc s;
   const char *extra[] = {"--workers", "2", "--max-items", "256", NULL};
   svc_fresh(&s, extra);
-  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
-  for (int i = 0; i < n; i++) {
-    FILE *f = fopen(cs[i].file, "r");
-    assert_non_null(f);
-    static char buf[1 << 17];
-    size_t k = fread(buf, 1, sizeof buf - 1, f);
-    buf[k] = 0;
-    fclose(f);
-    cJSON *it = cJSON_CreateObject();
-    cJSON_AddNumberToObject(it, "id", i);
-    cJSON_AddStringToObject(it, "task", cs[i].task);
-    cJSON_AddStringToObject(it, "code", buf);
-    cJSON_AddItemToArray(a, it);
-  }
-  char *body = cJSON_PrintUnformatted(d);
-  cJSON_Delete(d);
-  resp r;
-  http(s.port, "/v1/score", body, NULL, &r);
-  assert_int_equal(r.status, 200);
-  cJSON *doc = cJSON_Parse(r.body);
   char bad[4096] = "";
-  for (int i = 0; i < n; i++) {
-    const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), i);
-    char why[256];
-    if (!th_expect_met(cs[i].expect, x, why, sizeof why))
-      snprintf(bad + strlen(bad), sizeof bad - strlen(bad), "\n  %s (%s): %s", cs[i].file,
-               cs[i].task, why);
-  }
-  cJSON_Delete(doc);
-  free(r.body);
+  svc_post_manifest(s.port, "tests/hacks/manifest.txt", "host", "test", bad, sizeof bad);
   double reused = ref_workers(s.port, "reused");
   assert_int_equal(svc_stop(&s), 0);
   svc_rm(&s);
-  free(body);
   free(cs);
   if (bad[0]) fail_msg("verdicts differ from the manifest's:%s", bad);
   assert_true(reused >= 1);

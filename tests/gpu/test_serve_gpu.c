@@ -6,44 +6,6 @@
 #include "../eval_cases.h"
 #include "../serve_client.h"
 
-/* Every case of the manifest's cuda lines in one request; failures listed in bad. */
-static void post_manifest(int port, const char *manifest, char *bad, size_t bad_n) {
-  th_case *cs;
-  int n = th_manifest(manifest, "cuda", "small", &cs);
-  assert_true(n > 0);
-  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
-  static char buf[1 << 18];
-  for (int i = 0; i < n; i++) {
-    FILE *f = fopen(cs[i].file, "r");
-    assert_non_null(f);
-    size_t k = fread(buf, 1, sizeof buf - 1, f);
-    buf[k] = 0;
-    fclose(f);
-    cJSON *it = cJSON_CreateObject();
-    cJSON_AddNumberToObject(it, "id", i);
-    cJSON_AddStringToObject(it, "task", cs[i].task);
-    cJSON_AddStringToObject(it, "code", buf);
-    cJSON_AddItemToArray(a, it);
-  }
-  char *body = cJSON_PrintUnformatted(d);
-  cJSON_Delete(d);
-  resp r;
-  http(port, "/v1/score", body, NULL, &r);
-  free(body);
-  assert_int_equal(r.status, 200);
-  cJSON *doc = cJSON_Parse(r.body);
-  for (int i = 0; i < n; i++) {
-    const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "results"), i);
-    char why[256];
-    if (!th_expect_met(cs[i].expect, x, why, sizeof why))
-      snprintf(bad + strlen(bad), bad_n - strlen(bad), "\n  %s (%s): %s", cs[i].file,
-               cs[i].task, why);
-  }
-  cJSON_Delete(doc);
-  free(r.body);
-  free(cs);
-}
-
 static void test_the_corpora_through_the_service_keep_their_verdicts(void **state) {
   (void)state;
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -53,8 +15,8 @@ static void test_the_corpora_through_the_service_keep_their_verdicts(void **stat
   svc_fresh_on(&s, "cuda", "small", extra);
   static char bad[8192];
   bad[0] = 0;
-  post_manifest(s.port, "tests/hacks/manifest.txt", bad, sizeof bad);
-  post_manifest(s.port, "tests/legit/manifest.txt", bad, sizeof bad);
+  svc_post_manifest(s.port, "tests/hacks/manifest.txt", "cuda", "small", bad, sizeof bad);
+  svc_post_manifest(s.port, "tests/legit/manifest.txt", "cuda", "small", bad, sizeof bad);
   resp r;
   http(s.port, "/v1/stats", NULL, NULL, &r);
   cJSON *st = cJSON_Parse(r.body);
