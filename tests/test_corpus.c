@@ -147,6 +147,16 @@ static void test_manifest_expectations_read_alike_by_tool_and_tests(void **st) {
   assert_true(th_expect_met("pass-slow", flagged, why, sizeof why));
   assert_false(th_expect_met("pass", flagged, why, sizeof why));
   assert_true(th_expect_met("pass", noisy, why, sizeof why));
+  /* a service's history flag is about the history, not the kernel (test_serve_gpu: a pass-slow
+     case of a task judged before an honest one) */
+  cJSON *jump = cJSON_Parse("{\"verdict\":\"pass\",\"flags\":[\"above_2x_best\"],\"speedup\":1}");
+  assert_true(th_expect_met("pass", jump, why, sizeof why));
+  assert_true(th_expect_met("pass<1.2", jump, why, sizeof why));
+  assert_false(th_expect_met("pass<0.5", jump, why, sizeof why));
+  assert_string_equal(why, "speedup 1.000 not under 0.5");
+  assert_true(th_expect_met("pass+timer_mismatch|pass<1.2", jump, why, sizeof why));
+  assert_false(th_expect_met("pass<1.2", inc, why, sizeof why));
+  cJSON_Delete(jump);
   assert_true(th_expect_met("incorrect|pass+timer_mismatch", flagged, why, sizeof why));
   cJSON_Delete(inc); cJSON_Delete(floor); cJSON_Delete(flagged); cJSON_Delete(noisy);
 }

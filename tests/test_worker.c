@@ -180,6 +180,50 @@ static void test_second_setup_is_refused(void **state) {
   assert_int_equal(fetch(f, 0), CL1_W_OK);
 }
 
+/* A spare (src/eval/spare.h): started with its memory unsized, OPENed — device and op library, no
+ * task — then sized and set up as any worker, and it serves calls. OPEN once, and only first;
+ * SETUP must then agree with what OPEN opened. */
+static void test_an_opened_spare_sets_up_and_serves(void **state) {
+  fixture *f = *state;
+  cl1_err err = {{0}};
+  char exe[4096];
+  cl1_wproc_close(&f->w);
+  assert_int_equal(cl1_worker_exe(exe, sizeof exe, &err), 0);
+  assert_int_equal(cl1_wproc_spawn(&f->w, exe, 0, "spare", NULL, &err), 0);
+  assert_null(f->w.shm);
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "backend", "host");
+  assert_int_equal(call(f, CL1_MSG_OPEN, m), CL1_W_OK);
+  m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "backend", "host");
+  assert_int_equal(call(f, CL1_MSG_OPEN, m), CL1_W_FAILED);
+  assert_non_null(strstr(f->w.msg, "already open"));
+  /* a SETUP that asks for an op library the spare did not preload is refused, not half-served */
+  cJSON *bad = setup_request(f);
+  cJSON_AddStringToObject(bad, "preload", "/nonexistent/libcl1ops_host.so");
+  assert_int_equal(call(f, CL1_MSG_SETUP, bad), CL1_W_FAILED);
+  assert_non_null(strstr(f->w.msg, "differs from the one opened"));
+  assert_int_equal(cl1_wproc_size(&f->w, f->region_bytes, &err), 0);
+  assert_int_equal(call(f, CL1_MSG_SETUP, setup_request(f)), CL1_W_OK);
+  assert_int_equal(call(f, CL1_MSG_LOAD, cJSON_CreateObject()), CL1_W_OK);
+  assert_int_equal(fetch(f, 0), CL1_W_OK);
+  m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "backend", "host");
+  assert_int_equal(call(f, CL1_MSG_OPEN, m), CL1_W_FAILED);
+}
+
+static void test_setup_on_another_backend_than_opened_is_refused(void **state) {
+  fixture *f = *state;
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "backend", "host");
+  assert_int_equal(call(f, CL1_MSG_OPEN, m), CL1_W_OK);
+  cJSON *s = setup_request(f);
+  cJSON_ReplaceItemInObject(s, "backend", cJSON_CreateString("cuda"));
+  assert_int_equal(call(f, CL1_MSG_SETUP, s), CL1_W_FAILED);
+  assert_non_null(strstr(f->w.msg, "differs from the one opened"));
+  assert_int_equal(call(f, CL1_MSG_SETUP, setup_request(f)), CL1_W_OK);
+}
+
 /* Timing-set indices come off the pipe: out of range or unprepared is a failure, not a read
  * past the slot arrays (a task without inputs once skipped the range check of TRIAL). */
 static void test_timing_sets_out_of_range_are_refused(void **state) {
@@ -274,6 +318,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_requests_before_setup_fail_without_killing_the_worker,
                                       spawn_only, spawn_tear_down),
       cmocka_unit_test_setup_teardown(test_second_setup_is_refused, spawn_set_up, spawn_tear_down),
+      cmocka_unit_test_setup_teardown(test_an_opened_spare_sets_up_and_serves, spawn_only,
+                                      spawn_tear_down),
+      cmocka_unit_test_setup_teardown(test_setup_on_another_backend_than_opened_is_refused,
+                                      spawn_only, spawn_tear_down),
       cmocka_unit_test_setup_teardown(test_setup_runs_no_solution_code, spawn_only,
                                       spawn_tear_down),
       cmocka_unit_test_setup_teardown(test_timing_sets_out_of_range_are_refused, spawn_set_up,

@@ -28,6 +28,9 @@ static const char help_head[] =
     "                       each GPU's workers see that GPU alone\n"
     "  --overlap N          CUDA: evaluations in flight per GPU (default 4): their workers start\n"
     "                       and verify while another times; timing holds the GPU alone\n"
+    "  --spare-workers N    worker processes kept started ahead (a CUDA context and the op\n"
+    "                       library ready; no task, no solution code) per GPU, host: in all\n"
+    "                       (default: as many as the evaluations in flight; 0: none, 8 at most)\n"
     "  --compile-jobs N     compiles running ahead of the evaluations (default: half the\n"
     "                       machine's cores, 2 to 16)\n"
     "  --max-queue N        items waiting before requests get 503 + Retry-After (default 4096)\n"
@@ -68,6 +71,7 @@ static int parse_number(cl1_serve_opts *o, const char *a, const char *v) {
   if (!strcmp(a, "--port")) field = &o->port, lo = 0, hi = 65535;
   else if (!strcmp(a, "--workers")) field = &o->workers, hi = 64;
   else if (!strcmp(a, "--overlap")) field = &o->overlap, hi = 16;
+  else if (!strcmp(a, "--spare-workers")) field = &o->spares, lo = 0, hi = 8;
   else if (!strcmp(a, "--compile-jobs")) field = &o->compile_jobs, hi = 64;
   else if (!strcmp(a, "--max-queue")) field = &o->max_queue;
   else if (!strcmp(a, "--max-items")) field = &o->max_items;
@@ -101,7 +105,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
       continue;
     }
     static const char *const takes_value[] = {"--bind", "--token", "--db", "--port", "--workers",
-        "--overlap", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
+        "--overlap", "--spare-workers", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
         "--max-jobs", "--job-ttl", "--reward-clip"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)

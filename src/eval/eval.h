@@ -40,6 +40,8 @@ typedef struct {
   const char *compile_cache;     /* NULL = default */
   bool reuse_ref;                /* a long-lived judge: reference workers kept between
                                     evaluations of a task (refpool.h) */
+  bool use_spares;               /* a long-lived judge: workers taken from those started ahead
+                                    (spare.h), when one is ready */
   struct cl1_gpu_lock *gpu;      /* CUDA: the GPU this evaluation shares with others of this
                                     process (gpu_lock.h; its workers see only that GPU); NULL:
                                     the GPU is this evaluation's alone */
@@ -83,6 +85,7 @@ typedef struct {
   char floor_source[160];        /* what it was built from */
   int measurements;              /* 1 + re-measurements */
   double remeasured[CL1_EVAL_MAX_REMEASURE];  /* speedups of the re-measurements */
+  double remeasured_cut[CL1_EVAL_MAX_REMEASURE];  /* and their clock cuts (ms; class 4) */
   int n_flags;
   char flags[CL1_EVAL_MAX_FLAGS][32];
   /* phase wall times (s) */

@@ -15,6 +15,7 @@
 #include "judge_int.h"
 #include "judge_proc.h"
 #include "gpu_lock.h"
+#include "spare.h"
 #include "../peaks/peaks.h"
 #include "../worker/proto.h"
 #include "reward.h"
@@ -250,6 +251,21 @@ static void ref_info_apply(cl1_pass *p, cl1_eval_result *r) {
   r->flush_bytes = i->flush_bytes;
 }
 
+/* A worker for this pass: a spare started ahead when the judge keeps them and one is ready
+ * (spare.h: no task and no solution code has run in it, so it is as fresh as a spawn), else
+ * spawned now. */
+static int spawn_worker(const cl1_pass *p, cl1_wproc *w, const char *exe, size_t shm_bytes,
+                        const char *tag, const char *gpu, const char *ops_lib, cl1_err *err) {
+  cl1_spare_kind k = {.exe = exe, .gpu = gpu, .backend = cl1_backend_name(p->o->backend),
+                      .preload = ops_lib};
+  if (!p->o->use_spares || !cl1_spare_take(&k, w))
+    return cl1_wproc_spawn(w, exe, shm_bytes, tag, gpu, err);
+  snprintf(w->tag, sizeof w->tag, "%s", tag);
+  if (!cl1_wproc_size(w, shm_bytes, err)) return 0;
+  cl1_wproc_kill(w);
+  return -1;
+}
+
 static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   char exe[4096];
   if (cl1_worker_exe(exe, sizeof exe, err)) return -1;
@@ -269,10 +285,10 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   if (o->reuse_ref && !p->verify_only_light && (p->ref_key = ref_key(p, exe, gpu, mem, ops_lib)))
     p->ref_reused = cl1_refpool_take(p->ref_key, &p->ref, &p->ref_info);
   if (!p->ref_reused) {
-    if (cl1_wproc_spawn(&p->ref, exe, p->region_bytes, "ref", gpu, err)) return -1;
+    if (spawn_worker(p, &p->ref, exe, p->region_bytes, "ref", gpu, ops_lib, err)) return -1;
     if (o->reuse_ref) cl1_refpool_count_start();
   }
-  if (cl1_wproc_spawn(&p->cand, exe, p->region_bytes * 2, "cand", gpu, err)) return -1;
+  if (spawn_worker(p, &p->cand, exe, p->region_bytes * 2, "cand", gpu, ops_lib, err)) return -1;
   /* until the worker says what it holds at the sandbox's entry: room for any harness (a CUDA
      context, the largest flush buffer) on top of the allowance */
   p->cand.rss_limit = mem + p->region_bytes * 2 + CL1_LLC_FLUSH_MAX + ((size_t)1 << 30);
@@ -719,6 +735,7 @@ static int remeasure(eval_run *x, cl1_pass *p, pass_record *m) {
       break;
     }
     r->remeasured[k] = again.speedup;
+    r->remeasured_cut[k] = again.clock_cut_ms;
     record_again(m, &again);
   }
   return 0;

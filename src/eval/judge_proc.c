@@ -1,5 +1,6 @@
 /* judge_proc.c — worker processes as seen from the judge (see judge_proc.h). */
 #include "judge_proc.h"
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,14 +46,22 @@ bool cl1_trace_on(void) {
   return on;
 }
 
-/* The outputs' shared memory: a sealed memfd the judge maps read-only. */
-static int map_outputs(cl1_wproc *w, size_t shm_bytes, cl1_err *err) {
+/* The outputs' shared memory: a sealed memfd the judge maps read-only. Made at spawn; sized,
+ * sealed and mapped then, or later for a spare whose task is not known yet (cl1_wproc_size). */
+static int make_outputs(cl1_wproc *w, cl1_err *err) {
   w->shm_fd = memfd_create("cudal1-outputs", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (w->shm_fd < 0 || ftruncate(w->shm_fd, (off_t)shm_bytes))
+  if (w->shm_fd < 0) return cl1_err_set(err, "cannot create shared memory: %s", strerror(errno));
+  return 0;
+}
+
+int cl1_wproc_size(cl1_wproc *w, size_t shm_bytes, cl1_err *err) {
+  assert(w->shm_fd >= 0 && !w->shm && shm_bytes > 0);
+  if (ftruncate(w->shm_fd, (off_t)shm_bytes))
     return cl1_err_set(err, "cannot create %zu bytes of shared memory: %s", shm_bytes, strerror(errno));
   /* The worker holds this file writable: a candidate that shrank it (ftruncate) would make the
      judge's next read of its mapping raise SIGBUS and kill the judge (tests/escapes/host/
-     shm_shrink.c did). Sealed, its size is fixed for everyone; writing stays possible. */
+     shm_shrink.c did). Sealed, its size is fixed for everyone; writing stays possible. The seal
+     comes before SETUP, so before any solution code runs in the worker. */
   if (fcntl(w->shm_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
     return cl1_err_set(err, "cannot seal the shared memory: %s", strerror(errno));
   w->shm_bytes = shm_bytes;
@@ -140,7 +149,7 @@ int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char 
   if (!mkdtemp(w->tmpdir)) return cl1_err_set(err, "cannot create a temp dir: %s", strerror(errno));
   chmod(w->tmpdir, 0700);
   snprintf(w->log_path, sizeof w->log_path, "%s/log.txt", w->tmpdir);
-  if (map_outputs(w, shm_bytes, err)) return -1;
+  if (make_outputs(w, err) || (shm_bytes && cl1_wproc_size(w, shm_bytes, err))) return -1;
   int to[2], from[2];
   if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
     return cl1_err_set(err, "pipe: %s", strerror(errno));

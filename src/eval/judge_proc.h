@@ -39,9 +39,12 @@ typedef struct {
 } cl1_wproc;
 
 /* Starts the worker program exe with a memfd of shm_bytes; cuda_visible (NULL: inherited) is the
- * CUDA_VISIBLE_DEVICES it runs under, the one GPU it may see. */
+ * CUDA_VISIBLE_DEVICES it runs under, the one GPU it may see. shm_bytes 0: the memfd is sized
+ * later, by cl1_wproc_size (a spare worker, started before its task is known). */
 int cl1_wproc_spawn(cl1_wproc *w, const char *exe, size_t shm_bytes, const char *tag,
                     const char *cuda_visible, cl1_err *err);
+/* Sizes, seals and maps a spare's memfd (once; before its SETUP). */
+int cl1_wproc_size(cl1_wproc *w, size_t shm_bytes, cl1_err *err);
 /* Stops the worker's whole process group between requests, and lets it go on: a candidate's
  * threads cannot launch GPU work while the judge does not hold the GPU for it (gpu_lock.h).
  * Sending a request, quitting and closing resume a paused worker first. */

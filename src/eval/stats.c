@@ -66,9 +66,8 @@ cl1_remeasure cl1_remeasure_judge(double sp_lo, double sp_hi, double ref_lo, dou
 
 double cl1_clock_confirm(const double *cut_ms, const bool *suspect, int n) {
   double cut = 0;
-  for (int i = 0; i < n; i++) {
-    if (!suspect[i]) return 0;
-    if (i == 0 || cut_ms[i] < cut) cut = cut_ms[i];
-  }
-  return cut;
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (suspect[i] && (k++ == 0 || cut_ms[i] < cut)) cut = cut_ms[i];
+  return 2 * k > n ? cut : 0;
 }

@@ -39,8 +39,11 @@ cl1_remeasure cl1_remeasure_judge(double sp_lo, double sp_hi, double ref_lo, dou
                                   double t_cand, double t_ref, int host);
 
 /* Class 4 over n passes (the first and its re-measurements in fresh processes): the cut (ms) to
- * charge the candidate — the smallest of cut_ms[] when every pass was suspect (its cut past
- * the margin), else 0: one process off its own calibration is the machine, every one is the
- * candidate's timer. */
+ * charge the candidate — the smallest cut of the suspect passes (cut past the margin) when they
+ * are a majority, else 0: one process off its own calibration is the machine, most of them the
+ * candidate's timer. Not "every pass": a rewritten timer that cut 0.18 and 0.22 ms in two passes
+ * got through at 1.86x when the third pass's calibration read -0.33 ms (H100, 2026-12-05,
+ * tests/hacks/cuda/timer_rerecord.cu through `cudal1 serve`); a kernel that cuts in a minority
+ * of passes is honest in the others, and the lowest speedup of all passes counts. */
 double cl1_clock_confirm(const double *cut_ms, const bool *suspect, int n);
 #endif

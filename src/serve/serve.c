@@ -21,6 +21,7 @@
 #include "../base/proc.h"
 #include "../eval/compile.h"
 #include "../eval/refpool.h"
+#include "../eval/spare.h"
 #include "../task/task.h"
 
 void cl1_serve_opts_default(cl1_serve_opts *o) {
@@ -31,6 +32,7 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   cl1_eval_opts_default(&o->eval);
   o->workers = 1;
   o->overlap = 4;
+  o->spares = -1;
   /* nvcc runs one core at a time, mostly: half the machine compiles ahead of the judges */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   o->compile_jobs = cpus >= 4 ? (int)(cpus / 2 < 16 ? cpus / 2 : 16) : 2;
@@ -39,6 +41,7 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   o->max_body = (size_t)16 << 20;
   o->idle_timeout_s = 30;
   o->eval.reuse_ref = true;  /* a long-lived judge: reference workers kept (refpool.h) */
+  o->eval.use_spares = true; /* and workers started ahead (spare.h) */
   o->max_jobs = 256;
   o->job_ttl_s = 3600;
 }
@@ -408,6 +411,12 @@ cJSON *cl1_serve_stats(cl1_serve *svc) {
   cJSON *rw = cJSON_AddObjectToObject(s, "reference_workers");
   cJSON_AddNumberToObject(rw, "reused", (double)reused);
   cJSON_AddNumberToObject(rw, "started", (double)started);
+  long used, sp_started, sp_failed;
+  cl1_spare_counts(&used, &sp_started, &sp_failed);
+  cJSON *sw = cJSON_AddObjectToObject(s, "spare_workers");
+  cJSON_AddNumberToObject(sw, "used", (double)used);
+  cJSON_AddNumberToObject(sw, "started", (double)sp_started);
+  cJSON_AddNumberToObject(sw, "failed", (double)sp_failed);
   /* per GPU: the share of the service's life it was held (loading, verifying, timing) and timed */
   cJSON *gs = cJSON_AddArrayToObject(s, "gpus");
   for (int i = 0; i < svc->n_gpu; i++) {
@@ -606,6 +615,11 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
      context), so a batch over many tasks keeps most of its references */
   int n_lanes = o->eval.backend == CL1_BACKEND_CUDA ? svc.n_gpu * o->overlap : o->workers;
   cl1_refpool_set_max(o->eval.reuse_ref ? 8 * (n_lanes > 0 ? n_lanes : 1) : 0);
+  /* workers started ahead: as many per GPU as its evaluations in flight, each of which takes one
+     (a candidate; a reference too when none is pooled) */
+  int spares = o->spares >= 0 ? o->spares
+               : o->eval.backend == CL1_BACKEND_CUDA ? o->overlap : o->workers;
+  cl1_spare_set_max(spares);
   pthread_t th[256];
   eval_lane lanes[256];
   int n_th = rc ? 0 : start_threads(&svc, th, lanes, 256);
@@ -627,6 +641,7 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_mutex_unlock(&svc.mu);
   for (int i = 0; i < n_th; i++) pthread_join(th[i], NULL);
   cl1_refpool_close();
+  cl1_spare_close();
   close_state(&svc);
   return rc;
 }

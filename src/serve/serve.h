@@ -25,6 +25,8 @@ typedef struct {
   int workers;               /* concurrent evaluations (host) */
   int gpus[CL1_SERVE_MAX_GPUS], n_gpus;  /* CUDA: the GPUs judged on (default: GPU 0) */
   int overlap;               /* CUDA: evaluations in flight per GPU, timing one at a time */
+  int spares;                /* workers kept started ahead per GPU (host: in all); -1: as many
+                                as the evaluations in flight */
   int compile_jobs;          /* compiles running ahead of the evaluations */
   int max_queue;             /* items waiting (not yet evaluating) before 503 */
   int max_items;             /* items of one request */

@@ -20,6 +20,7 @@ enum {
   CL1_MSG_PING,       /* is the device still usable here? (a device-wide sync) */
   CL1_MSG_FETCH,      /* copy the last trial's outputs to a shared region (decided after it) */
   CL1_MSG_LOAD,       /* map the solution named at SETUP (its code runs from here on) */
+  CL1_MSG_OPEN,       /* a spare's head start: the device and the op library, no task yet */
   /* worker -> judge */
   CL1_MSG_OK = 64, CL1_MSG_FAIL
 };

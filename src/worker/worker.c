@@ -30,6 +30,10 @@ typedef struct {
   cl1_inst inst;
   cl1_dev dev;
   bool dev_open, is_cand, primed;
+  bool set_up;           /* SETUP succeeded (OPEN may have opened the device before it) */
+  bool opened;           /* OPEN succeeded: the device and op library are its */
+  int open_backend;      /* the backend OPEN opened (cl1_backend), when dev_open came from it */
+  char *ops_path;        /* the op library preloaded, by OPEN or SETUP */
   unsigned char *shm;
   size_t shm_bytes, region_bytes, offs[CL1_TASK_MAX_TENSORS];
   void *lib;
@@ -57,7 +61,7 @@ typedef struct {
   size_t vm_base, rss_base, as_limit; /* at sandbox entry (as_limit: the RLIMIT_AS set, host) */
   int threads_entry;     /* threads at sandbox entry (the CUDA driver's own) */
   char *so_path;         /* SETUP names the solution; LOAD maps it */
-  void *ops_lib;         /* the op library, preloaded at SETUP */
+  void *ops_lib;         /* the op library, preloaded at OPEN or SETUP */
 } worker;
 
 size_t cl1_worker_layout(const cl1_inst *in, size_t offs[CL1_TASK_MAX_TENSORS]) {
@@ -152,7 +156,9 @@ static void fault_install(cl1_dev *d) {
  * call, both inside a shared GPU's hold. Both workers do it, so they still hold the same
  * libraries and threads when the sandbox closes. */
 static int preload_ops(worker *w, const char *path, cl1_err *err) {
-  if (!path) return 0;
+  if (!path || w->ops_path) return 0;  /* none asked for, or OPEN's (do_setup checked it) */
+  w->ops_path = strdup(path);
+  if (!w->ops_path) return cl1_err_set(err, "out of memory");
   w->ops_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!w->ops_lib) return cl1_err_set(err, "cannot load the op library: %s", dlerror());
   int (*preload)(void) = (int (*)(void))(uintptr_t)dlsym(w->ops_lib, "cl1_ops_preload");
@@ -169,13 +175,32 @@ static double g_setup_ms[4];
  * another's timed trials; LOAD (dlopen: the solution's constructors run) is a request of its own
  * that such a judge sends only while it holds the GPU (src/eval/gpu_lock.h). */
 
+/* OPEN: the part of SETUP that depends on no task — the device (a CUDA context) and the op
+ * library — done ahead by a spare worker (src/eval/spare.h) while the judge is busy elsewhere,
+ * so an evaluation that takes it skips the start the driver serialises. No solution code and no
+ * task are involved: a spare is as fresh as a worker spawned when needed. */
+static int do_open(worker *w, const cJSON *m, cl1_err *err) {
+  w->harness_failed = true;
+  const char *backend = str(m, "backend");
+  if (!backend) return cl1_err_set(err, "open: missing field");
+  if (w->dev_open || w->set_up) return cl1_err_set(err, "open: this worker is already open");
+  cl1_backend b = !strcmp(backend, "cuda") ? CL1_BACKEND_CUDA : CL1_BACKEND_HOST;
+  if (cl1_dev_open(b, &w->dev, err)) return -1;
+  w->dev_open = true;
+  w->open_backend = (int)b;
+  fault_install(&w->dev);
+  if (preload_ops(w, str(m, "preload"), err)) return -1;
+  w->opened = true;
+  return 0;
+}
+
 static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   double t0 = cl1_now();
   w->harness_failed = true; /* until the solution is loaded, every failure is the harness's */
   const char *task = str(m, "task"), *shapes = str(m, "shapes"), *so = str(m, "so");
   const char *backend = str(m, "backend"), *role = str(m, "role");
   if (!task || !shapes || !so || !backend || !role) return cl1_err_set(err, "setup: missing field");
-  if (w->dev_open) return cl1_err_set(err, "setup: this worker is already set up");
+  if (w->set_up) return cl1_err_set(err, "setup: this worker is already set up");
   w->is_cand = !strcmp(role, "cand");
   w->warm_cache = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "warm_cache"));
   w->use_graph = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "graph"));
@@ -184,9 +209,17 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   if (set < 0 || cl1_task_instance(w->task, set, &w->inst, err)) return -1;
   cl1_backend b = !strcmp(backend, "cuda") ? CL1_BACKEND_CUDA : CL1_BACKEND_HOST;
   g_setup_ms[0] = (cl1_now() - t0) * 1e3;
-  if (cl1_dev_open(b, &w->dev, err)) return -1;
-  w->dev_open = true;
-  fault_install(&w->dev);
+  const char *ops = str(m, "preload");
+  if (w->opened && w->open_backend != (int)b)
+    return cl1_err_set(err, "setup: backend %s differs from the one opened", backend);
+  if (w->opened && strcmp(ops ? ops : "", w->ops_path ? w->ops_path : ""))
+    return cl1_err_set(err, "setup: the op library %s differs from the one opened (%s)",
+                       ops ? ops : "(none)", w->ops_path ? w->ops_path : "none");
+  if (!w->dev_open) {
+    if (cl1_dev_open(b, &w->dev, err)) return -1;
+    w->dev_open = true;
+    fault_install(&w->dev);
+  }
   w->dev.hold_us = w->hold_cfg_us = num(m, "hold_us", 0);
   g_setup_ms[1] = (cl1_now() - t0) * 1e3;
   w->region_bytes = cl1_worker_layout(&w->inst, w->offs);
@@ -207,7 +240,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   }
   w->workspace_bytes = (size_t)num(m, "workspace", 0);
   if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
-  if (preload_ops(w, str(m, "preload"), err)) return -1;
+  if (preload_ops(w, ops, err)) return -1;
   /* The budget is what the harness already holds here (its code and libraries, the device's
      buffers, the flush buffer — whatever this machine made them) plus the judge's allowance, so
      a large cache or driver reservation cannot eat the candidate's share (issue 17). */
@@ -223,6 +256,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
     if (cl1_sandbox_enter(&so_opts, err)) return -1;
   }
   g_setup_ms[3] = (cl1_now() - t0) * 1e3;
+  w->set_up = true;
   w->so_path = strdup(so);
   if (!w->so_path) return cl1_err_set(err, "out of memory");
   return 0;
@@ -550,7 +584,7 @@ int cl1_worker_main(void) {
     /* Only a set-up worker (a solution loaded) runs calls: below, every request may assume it. */
     bool ready = w->forward != NULL;
     if (!ready && type != CL1_MSG_SETUP && type != CL1_MSG_LOAD && type != CL1_MSG_PING &&
-        type != CL1_MSG_QUIT)
+        type != CL1_MSG_QUIT && type != CL1_MSG_OPEN)
       type = 0, r = cl1_err_set(&err, "request before a successful setup and load");
     switch (type) {
     case 0: break;
@@ -571,6 +605,7 @@ int cl1_worker_main(void) {
         for (int i = 0; i < 4; i++) cJSON_AddItemToArray(ph, cJSON_CreateNumber(g_setup_ms[i]));
       }
       break;
+    case CL1_MSG_OPEN: r = do_open(w, m, &err); break;
     case CL1_MSG_LOAD: r = do_load(w, &err); break;
     case CL1_MSG_PARAMS: r = do_params(w, m, out, &err); break;
     case CL1_MSG_RUN: g_calls_requested++; r = do_run(w, m, out, &err); break;

@@ -153,7 +153,7 @@ def common_args(ctx, stage, rnd):
     cfg = ctx.cfg
     return dict(output_dir=os.path.join(ctx.out, "trl", f"{stage}-r{rnd}"), learning_rate=cfg["lr"],
                 lr_scheduler_type="constant", warmup_steps=0, logging_steps=1, save_strategy="no",
-                report_to="none", activation_checkpointing=False, seed=cfg["seed"] + rnd,
+                report_to="none", seed=cfg["seed"] + rnd,
                 disable_tqdm=True, dataloader_num_workers=0, **device_args(cfg))
 
 

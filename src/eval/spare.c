@@ -1,0 +1,202 @@
+/* spare.c — ready worker processes by kind, kept topped up by two filler threads (spare.h). Two:
+ * the driver creates about two contexts at once before it serialises (ctx-parallel.json). */
+#include "spare.h"
+#include <assert.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "../base/err.h"
+#include "../worker/proto.h"
+
+#define KINDS_CAP 16
+#define READY_CAP 8
+#define FILLERS 2
+#define OPEN_TIMEOUT_S 60.0
+#define RETRY_AFTER_S 5.0   /* after a failed start, before that kind is tried again */
+
+typedef struct {
+  char *exe, *gpu, *backend, *preload;
+  cl1_wproc ready[READY_CAP];
+  int n_ready, n_starting;
+  double failed_at;
+} kind;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static kind g_kinds[KINDS_CAP];
+static int g_n_kinds, g_max;
+static bool g_stop;
+static int g_n_fillers;  /* started (0: not yet) */
+static pthread_t g_fillers[FILLERS];
+static long g_used, g_started, g_failed;
+
+static bool same(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+static char *dup0(const char *s) { return strdup(s ? s : ""); }
+
+/* The kind's slot (caller holds g_mu), added when new; NULL when the table is full. */
+static kind *kind_of(const cl1_spare_kind *k) {
+  for (int i = 0; i < g_n_kinds; i++) {
+    kind *x = &g_kinds[i];
+    if (same(x->exe, k->exe) && same(x->gpu, k->gpu) && same(x->backend, k->backend) &&
+        same(x->preload, k->preload))
+      return x;
+  }
+  if (g_n_kinds == KINDS_CAP) return NULL;
+  kind *x = &g_kinds[g_n_kinds];
+  memset(x, 0, sizeof *x);
+  x->exe = dup0(k->exe), x->gpu = dup0(k->gpu), x->backend = dup0(k->backend);
+  x->preload = dup0(k->preload);
+  if (!x->exe || !x->gpu || !x->backend || !x->preload) {
+    free(x->exe), free(x->gpu), free(x->backend), free(x->preload);
+    return NULL;
+  }
+  g_n_kinds++;
+  return x;
+}
+
+/* A kind short of spares and not cooling off after a failure (caller holds g_mu). */
+static kind *wanting(void) {
+  for (int i = 0; i < g_n_kinds; i++) {
+    kind *x = &g_kinds[i];
+    if (x->n_ready + x->n_starting < g_max && cl1_now() - x->failed_at > RETRY_AFTER_S) return x;
+  }
+  return NULL;
+}
+
+/* One spare of kind x started and opened, outside the lock. 0, or -1 (w let go). */
+static int start_one(const kind *x, cl1_wproc *w) {
+  cl1_err err = {{0}};
+  if (cl1_wproc_spawn(w, x->exe, 0, "spare", x->gpu[0] ? x->gpu : NULL, &err)) {
+    cl1_log_debug("spare: %s", err.msg);
+    cl1_wproc_close(w);
+    return -1;
+  }
+  cJSON *m = cJSON_CreateObject(), *reply = NULL;
+  cJSON_AddStringToObject(m, "backend", x->backend);
+  if (x->preload[0]) cJSON_AddStringToObject(m, "preload", x->preload);
+  cl1_wstatus s = cl1_wproc_call(w, CL1_MSG_OPEN, m, OPEN_TIMEOUT_S, &reply);
+  cJSON_Delete(m);
+  cJSON_Delete(reply);
+  if (s == CL1_W_OK) return 0;
+  cl1_log_debug("spare: open failed: %s", w->msg);
+  cl1_wproc_kill(w);
+  return -1;
+}
+
+static void *filler(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&g_mu);
+  for (;;) {
+    kind *x;
+    while (!g_stop && !(x = wanting())) {
+      /* a kind cooling off is looked at again when its time is up */
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_sec += 1;
+      pthread_cond_timedwait(&g_cv, &g_mu, &ts);
+    }
+    if (g_stop) break;
+    x->n_starting++;
+    pthread_mutex_unlock(&g_mu);
+    cl1_wproc w;
+    int rc = start_one(x, &w);
+    pthread_mutex_lock(&g_mu);
+    x->n_starting--;
+    if (rc) {
+      x->failed_at = cl1_now();
+      g_failed++;
+    } else if (g_stop || x->n_ready >= g_max || x->n_ready == READY_CAP) {
+      pthread_mutex_unlock(&g_mu);
+      cl1_wproc_close(&w);
+      pthread_mutex_lock(&g_mu);
+    } else {
+      x->ready[x->n_ready++] = w;
+      g_started++;
+    }
+  }
+  pthread_mutex_unlock(&g_mu);
+  return NULL;
+}
+
+/* Whether a waiting spare is still alive and unspoken to since its OPEN; one that died is
+ * reaped here (its pid cleared, so nothing signals a pid the system may reuse). */
+static bool alive(cl1_wproc *w) {
+  int st;
+  if (w->pid > 0 && waitpid(w->pid, &st, WNOHANG) == w->pid) w->pid = -1;
+  return w->pid > 0 && w->last == CL1_W_OK && !w->awaiting;
+}
+
+bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w) {
+  cl1_wproc dead[READY_CAP];
+  int n_dead = 0;
+  bool got = false;
+  pthread_mutex_lock(&g_mu);
+  kind *x = g_max > 0 && !g_stop ? kind_of(k) : NULL;
+  if (x) {
+    while (g_n_fillers < FILLERS && !pthread_create(&g_fillers[g_n_fillers], NULL, filler, NULL))
+      g_n_fillers++;
+    while (x->n_ready > 0 && !got) {
+      cl1_wproc c = x->ready[--x->n_ready];  /* the newest: the likeliest to be alive */
+      if (alive(&c)) {
+        *w = c;
+        got = true;
+        g_used++;
+      } else {
+        dead[n_dead++] = c;
+      }
+    }
+    pthread_cond_broadcast(&g_cv);  /* the filler tops the kind up */
+  }
+  pthread_mutex_unlock(&g_mu);
+  for (int i = 0; i < n_dead; i++) cl1_wproc_kill(&dead[i]);
+  return got;
+}
+
+/* Every waiting spare let go (caller does not hold g_mu). */
+static void drain(void) {
+  for (;;) {
+    cl1_wproc w;
+    bool any = false;
+    pthread_mutex_lock(&g_mu);
+    for (int i = 0; i < g_n_kinds && !any; i++)
+      if (g_kinds[i].n_ready > 0) w = g_kinds[i].ready[--g_kinds[i].n_ready], any = true;
+    pthread_mutex_unlock(&g_mu);
+    if (!any) return;
+    cl1_wproc_close(&w);
+  }
+}
+
+void cl1_spare_set_max(int n) {
+  pthread_mutex_lock(&g_mu);
+  g_max = n < 0 ? 0 : n > READY_CAP ? READY_CAP : n;
+  pthread_mutex_unlock(&g_mu);
+  if (n <= 0) drain();
+}
+
+void cl1_spare_close(void) {
+  pthread_mutex_lock(&g_mu);
+  g_stop = true;
+  int n = g_n_fillers;
+  pthread_cond_broadcast(&g_cv);
+  pthread_mutex_unlock(&g_mu);
+  for (int i = 0; i < n; i++) pthread_join(g_fillers[i], NULL);
+  drain();
+  pthread_mutex_lock(&g_mu);
+  for (int i = 0; i < g_n_kinds; i++) {
+    assert(g_kinds[i].n_ready == 0 && g_kinds[i].n_starting == 0);
+    free(g_kinds[i].exe), free(g_kinds[i].gpu), free(g_kinds[i].backend), free(g_kinds[i].preload);
+  }
+  g_n_kinds = 0;
+  g_n_fillers = 0;
+  g_stop = false;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void cl1_spare_counts(long *used, long *started, long *failed) {
+  pthread_mutex_lock(&g_mu);
+  *used = g_used, *started = g_started, *failed = g_failed;
+  pthread_mutex_unlock(&g_mu);
+}
