@@ -101,6 +101,33 @@ static void job_init(eval_job *j, cl1_gpu_lock *g, const char *solution) {
   j->o.gpu = g;
 }
 
+/* A verification between two checks lets a waiting timing go first: it gives the GPU back and
+ * takes it again after the timing (cl1_judge_gpu_yield), so a timing waits for one check, not for
+ * a whole verification. */
+static void test_a_waiting_timing_is_seen_between_checks(void **state) {
+  (void)state;
+  cl1_gpu_lock g;
+  cl1_gpu_lock_init(&g, 0, NULL);
+  cl1_gpu_lock_take(&g, CL1_GPU_SHARED);
+  assert_false(cl1_gpu_lock_timing_waits(&g));
+  int seq = 0;
+  pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  taker w = {&g, CL1_GPU_EXCLUSIVE, &seq, 0, &mu};
+  pthread_t tw;
+  assert_int_equal(pthread_create(&tw, NULL, take_and_note, &w), 0);
+  while (!cl1_gpu_lock_timing_waits(&g)) usleep(1000);
+  /* the yield: give, take again — the timing gets it in between */
+  cl1_gpu_lock_give(&g, CL1_GPU_SHARED);
+  cl1_gpu_lock_take(&g, CL1_GPU_SHARED);
+  pthread_mutex_lock(&mu);
+  assert_int_equal(w.got, 1);
+  pthread_mutex_unlock(&mu);
+  assert_false(cl1_gpu_lock_timing_waits(&g));
+  cl1_gpu_lock_give(&g, CL1_GPU_SHARED);
+  pthread_join(tw, NULL);
+  cl1_gpu_lock_destroy(&g);
+}
+
 static void test_evaluations_at_once_each_time_once_under_the_lock(void **state) {
   (void)state;
   char wrong[300];
@@ -222,6 +249,7 @@ static void test_the_worker_runs_under_the_gpu_it_was_given(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_verifications_share_and_timing_waits_for_them),
+      cmocka_unit_test(test_a_waiting_timing_is_seen_between_checks),
       cmocka_unit_test(test_evaluations_at_once_each_time_once_under_the_lock),
       cmocka_unit_test(test_a_paused_worker_is_stopped_and_a_request_resumes_it),
       cmocka_unit_test(test_the_worker_runs_under_the_gpu_it_was_given),

@@ -56,6 +56,13 @@ void cl1_gpu_lock_give(cl1_gpu_lock *g, cl1_gpu_mode mode) {
   pthread_mutex_unlock(&g->mu);
 }
 
+bool cl1_gpu_lock_timing_waits(cl1_gpu_lock *g) {
+  pthread_mutex_lock(&g->mu);
+  bool w = g->writers_waiting > 0;
+  pthread_mutex_unlock(&g->mu);
+  return w;
+}
+
 void cl1_gpu_lock_usage(cl1_gpu_lock *g, double *held_s, double *timed_s, long *timings) {
   pthread_mutex_lock(&g->mu);
   double now = cl1_now();

@@ -83,6 +83,9 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
 void cl1_judge_timer_cut(cl1_eval_result *r, double cut_ms);
 /* Verification (judge_verify.c): 0 verified, 1 verdict set. */
 int cl1_judge_verify(cl1_pass *p, cl1_eval_result *r);
+/* Between two verification checks on a shared GPU: when a timing waits for it, the GPU is given
+ * back (the candidate stopped) and taken again after that timing (gpu_lock.h). */
+void cl1_judge_gpu_yield(cl1_pass *p, cl1_eval_result *r);
 /* The timing protocol (judge_time.c): 0 timed, 1 verdict set. */
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r);
 #endif

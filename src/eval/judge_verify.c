@@ -67,6 +67,7 @@ static void scaled_tolerance(const cl1_pass *p, double *atol_scale) {
 static int checked_call(cl1_pass *p, cl1_eval_result *r, uint64_t seed, int slot, int cregion,
                         bool ref_too, cl1_variant v, const char *what, int keep) {
   const cl1_eval_opts *o = p->o;
+  cl1_judge_gpu_yield(p, r);
   /* verification uses the slots below the timing sets' and the candidate's two regions */
   assert(slot >= 0 && slot < CL1_WORKER_TIME_SLOT && (cregion == 0 || cregion == 1));
   cJSON *q = cJSON_CreateObject();
@@ -99,6 +100,7 @@ static int checked_call(cl1_pass *p, cl1_eval_result *r, uint64_t seed, int slot
 
 /* A params set for both workers (v: NONE or OFF_DEFAULT), with cl1_setup on it. */
 static int params_set(cl1_pass *p, cl1_eval_result *r, cl1_variant v) {
+  cl1_judge_gpu_yield(p, r);
   cJSON *m = cJSON_CreateObject(), *rr, *cr;
   cl1_judge_add_seed(m, "seed", cl1_judge_seed(p));
   if (v != CL1_VARIANT_NONE) cJSON_AddStringToObject(m, "variant", cl1_variant_name(v));
