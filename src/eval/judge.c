@@ -787,7 +787,7 @@ static void judge_remeasured(eval_run *x, const pass_record *m, bool fast, doubl
 }
 
 /* 5. A timed pass's result settled: re-measured when suspicious (or its clock is), the clock cut
- * charged when every pass confirms it, and the verdict. STAGE_VERDICT, or STAGE_INFRA (err). */
+ * charged when most passes confirm it, and the verdict. STAGE_VERDICT, or STAGE_INFRA (err). */
 static int settle_timed(eval_run *x, cl1_pass *p) {
   cl1_eval_result *r = x->r;
   double floor_ms = roofline_floor(x->o, &x->inst, r);

@@ -149,7 +149,7 @@ static double charged_short(double *g, const double *jr, const double *used, int
  * an honest process can sit a fixed few tens of microseconds off its own empty trials for its
  * whole life (H200: an honest GEMV on level2/14 once, 1 of 35, issue18-gpu-test.log), while a
  * rewritten timer is cut in every process. So the judge re-measures in fresh processes and
- * raises the candidate's median by the smallest cut only when every pass shows one
+ * raises the candidate's median by the smallest cut only when most passes show one
  * (cl1_judge_timer_cut, judge.c). On the host
  * backend (CI, development) the figures are reported but never acted on: there the host time of
  * the call, taken outside anything the candidate can reach before it runs, already bounds every
