@@ -40,8 +40,6 @@ typedef struct {
   const char *compile_cache;     /* NULL = default */
   bool reuse_ref;                /* a long-lived judge: reference workers kept between
                                     evaluations of a task (refpool.h) */
-  bool use_spares;               /* a long-lived judge: workers taken from those started ahead
-                                    (spare.h), when one is ready */
   struct cl1_gpu_lock *gpu;      /* CUDA: the GPU this evaluation shares with others of this
                                     process (gpu_lock.h; its workers see only that GPU); NULL:
                                     the GPU is this evaluation's alone */

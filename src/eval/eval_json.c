@@ -61,11 +61,11 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
     cJSON_AddNumberToObject(t, "roofline_floor_ms", r->floor_ms);
     cJSON_AddStringToObject(t, "roofline_floor_source", r->floor_source);
     cJSON *rm = cJSON_AddArrayToObject(t, "remeasured_speedups");
-    for (int i = 0; i + 1 < r->measurements && i < CL1_EVAL_MAX_REMEASURE; i++)
-      cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->remeasured[i]));
     cJSON *rc = cJSON_AddArrayToObject(t, "remeasured_clock_cut_ms");
-    for (int i = 0; i + 1 < r->measurements && i < CL1_EVAL_MAX_REMEASURE; i++)
+    for (int i = 0; i + 1 < r->measurements && i < CL1_EVAL_MAX_REMEASURE; i++) {
+      cJSON_AddItemToArray(rm, cJSON_CreateNumber(r->remeasured[i]));
       cJSON_AddItemToArray(rc, cJSON_CreateNumber(r->remeasured_cut[i]));
+    }
   }
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
   cJSON_AddNumberToObject(j, "speedup_ci95_rel", r->speedup_ci_rel);

@@ -251,14 +251,14 @@ static void ref_info_apply(cl1_pass *p, cl1_eval_result *r) {
   r->flush_bytes = i->flush_bytes;
 }
 
-/* A worker for this pass: a spare started ahead when the judge keeps them and one is ready
- * (spare.h: no task and no solution code has run in it, so it is as fresh as a spawn), else
- * spawned now. */
+/* A worker for this pass: a spare started ahead when one is ready (spare.h: a long-lived judge
+ * turns them on with cl1_spare_set_max; no task and no solution code has run in one, so it is as
+ * fresh as a spawn), else spawned now. */
 static int spawn_worker(const cl1_pass *p, cl1_wproc *w, const char *exe, size_t shm_bytes,
                         const char *tag, const char *gpu, const char *ops_lib, cl1_err *err) {
   cl1_spare_kind k = {.exe = exe, .gpu = gpu, .backend = cl1_backend_name(p->o->backend),
                       .preload = ops_lib};
-  if (!p->o->use_spares || !cl1_spare_take(&k, w))
+  if (!cl1_spare_take(&k, w))
     return cl1_wproc_spawn(w, exe, shm_bytes, tag, gpu, err);
   snprintf(w->tag, sizeof w->tag, "%s", tag);
   if (!cl1_wproc_size(w, shm_bytes, err)) return 0;

@@ -3,7 +3,6 @@
 #include "spare.h"
 #include <assert.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>

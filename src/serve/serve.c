@@ -41,7 +41,6 @@ void cl1_serve_opts_default(cl1_serve_opts *o) {
   o->max_body = (size_t)16 << 20;
   o->idle_timeout_s = 30;
   o->eval.reuse_ref = true;  /* a long-lived judge: reference workers kept (refpool.h) */
-  o->eval.use_spares = true; /* and workers started ahead (spare.h) */
   o->max_jobs = 256;
   o->job_ttl_s = 3600;
 }
