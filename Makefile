@@ -50,7 +50,8 @@ BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test gpu-test bench demo train-demo clean deps bundle
 all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/cudal1-worker $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
-     $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so $(TESTS) $(GTESTS) $(BENCHES)
+     $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so $(BUILD)/libcl1py.so $(BUILD)/libcl1py_rt.so \
+     $(TESTS) $(GTESTS) $(BENCHES)
 
 # Installs missing Debian packages when a header we need is absent (scripts/deps says which).
 $(BUILD)/.deps: scripts/deps
@@ -90,6 +91,17 @@ $(BUILD)/libcl1peaks.so: $(BUILD)/obj/src/peaks/peaks_cuda.cu.o
 	$(NVCC) -shared $(GENCODE) -o $@ $^ -cudart shared -L$(CUDA_HOME)/lib64 \
 	    -Xlinker -rpath,$(CUDA_HOME)/lib64 -lcublasLt
 
+# Python solutions and references (src/pysol/): a loader without Python symbols, and the part that
+# calls CPython's stable ABI, built against this machine's headers and loaded under any python3.
+PY_INC := $(shell python3 -c "import sysconfig; print(sysconfig.get_paths()['include'])" 2>/dev/null)
+$(BUILD)/libcl1py.so: $(BUILD)/obj/src/pysol/pysol.pic.o
+	$(CC) -shared -o $@ $^ -ldl
+
+$(BUILD)/libcl1py_rt.so: src/pysol/pysol_rt.c include/cudal1/solution.h | $(BUILD)/.deps
+	@test -f "$(PY_INC)/Python.h" || { echo "python3's headers (Python.h) are missing: install \
+	python3-dev (Python solutions and KernelBench-format tasks need them)"; exit 1; }
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -isystem $(PY_INC) -shared -o $@ $<
+
 # The worker program (src/worker/main.c): base, task and worker layers only. The judge execs it for
 # the reference and for every candidate, so what it links is the sandboxed process's surface.
 $(BUILD)/libcl1worker.a: $(WRK_O)
@@ -118,7 +130,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libcudal1.a
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libcudal1.a $(RPATH) $(LDLIBS)
 
 # Every test and bench that evaluates starts worker processes: the worker program must exist.
-$(TESTS) $(GTESTS) $(BENCHES): | $(BUILD)/cudal1-worker
+$(TESTS) $(GTESTS) $(BENCHES): | $(BUILD)/cudal1-worker $(BUILD)/libcl1py.so $(BUILD)/libcl1py_rt.so
 # test_worker runs both programs by hand
 $(BUILD)/tests/test_worker $(BUILD)/tests/test_gpu_lock: $(BUILD)/cudal1
 # test_corpus runs bench/corpus (and, through it, the cudal1 binary) on host manifest lines
@@ -131,6 +143,8 @@ $(BUILD)/tests/test_collect: $(BUILD)/cudal1
 $(BUILD)/tests/test_serve: $(BUILD)/cudal1
 # test_train runs `cudal1 train` (which runs `cudal1 serve`) and `cudal1 report`
 $(BUILD)/tests/test_train: $(BUILD)/cudal1
+# the Python path: `cudal1 eval` of ModelNew candidates and `cudal1 task import`
+$(BUILD)/tests/test_python_host $(BUILD)/tests/test_pytask: $(BUILD)/cudal1
 # test_doctor runs `cudal1 doctor`
 $(BUILD)/tests/test_doctor: $(BUILD)/cudal1
 

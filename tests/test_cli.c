@@ -122,6 +122,7 @@ static const struct {
     {"baselines import", "usage: cudal1 baselines import", "/nonexistent/b.json --db @/s.db"},
     {"task", "usage: cudal1 task", "check suite/level1/19_ReLU"},
     {"task check", "usage: cudal1 task check", "suite/level1/19_ReLU"},
+    {"task import", "usage: cudal1 task import", "tests/python/problems/1_Linear_ReLU.py @/t"},
     {"suite", "usage: cudal1 suite", "list"},
     {"suite list", "usage: cudal1 suite list", "--level 2"},
     {"suite show", "usage: cudal1 suite show", "level1/19_ReLU"},

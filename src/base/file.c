@@ -2,6 +2,7 @@
 #include "file.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +88,14 @@ int cl1_file_write_atomic(const char *path, const char *text, cl1_err *err) {
     return cl1_err_set(err, "%s: cannot write: %s", path, strerror(e));
   }
   return 0;
+}
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f) {
+  (void)st, (void)flag, (void)f;
+  remove(p);
+  return 0;
+}
+
+void cl1_file_rm_tree(const char *dir) {
+  if (dir && dir[0]) nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

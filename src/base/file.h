@@ -18,4 +18,6 @@ int cl1_file_mkdirs(const char *path, cl1_err *err);
 /* Writes text to a file beside path and renames it over path; the temporary file is removed on
  * failure. 0, or -1 with err "PATH: cannot write: cause". */
 int cl1_file_write_atomic(const char *path, const char *text, cl1_err *err);
+/* rm -rf dir (symlinks removed, never followed); best effort. */
+void cl1_file_rm_tree(const char *dir);
 #endif

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "eval/pybuild.h"
+#include "eval/pytask.h"
 
 bool cl1_cli_help(int argc, char **argv, const char *usage) {
   for (int i = 1; i < argc; i++)
@@ -32,6 +34,15 @@ int cl1_cli_verb(const char *cmd, const char *verb, const char *verbs) {
 
 int cl1_cli_task(const char *cmd, const char *arg, cl1_task_ref *ref) {
   cl1_err err = {{0}};
+  char dir[4096];
+  if (cl1_pybuild_is_python(arg)) { /* a KernelBench problem: imported once, by content */
+    int pr = cl1_pytask_cached(arg, NULL, dir, sizeof dir, &err);
+    if (pr) {
+      fprintf(stderr, "cudal1 %s: %s\n", cmd, err.msg);
+      return 2;
+    }
+    arg = dir;
+  }
   int rc = cl1_task_resolve(cl1_suite_root(), arg, ref, &err);
   if (rc == 1)
     fprintf(stderr, "cudal1 %s: no task '%s' (a suite id like level1/19_ReLU, a task folder, or a "

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,6 +23,7 @@
 #include "../base/file.h"
 #include "../base/hash.h"
 #include "../base/proc.h"
+#include "pybuild.h"
 
 /* Bump when anything about how a .so is produced changes outside the command line. */
 #define CL1_COMPILE_FORMAT "cudal1-compile-v1"
@@ -170,13 +170,6 @@ static int write_all(const char *path, const char *data, size_t n, cl1_err *err)
   return 0;
 }
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *f) {
-  (void)st, (void)flag, (void)f;
-  remove(p);
-  return 0;
-}
-
-static void rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 int cl1_cache_root(const char *override, char *out, size_t n, cl1_err *err) {
   const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
@@ -473,7 +466,7 @@ static int build_into(const argvec *cmd, cl1_lang lang, const char *root, const 
       rc = cl1_err_set(err, "cache folder %s: cannot store %s: %s", root, so, strerror(errno));
     }
   }
-  rm_tree(build);
+  cl1_file_rm_tree(build);
   return rc;
 }
 
@@ -518,6 +511,11 @@ int cl1_compile_file(const char *src_path, const cl1_compile_opts *o, cl1_compil
   memset(res, 0, sizeof *res);
   if (cl1_file_read(src_path, MAX_SRC_BYTES, &b, &n, err) != 0) return cl1_err_wrap(err, "source");
   cl1_compile_opts lo = *o;
+  if (lo.lang == CL1_LANG_PYTHON || (lo.lang == CL1_LANG_AUTO && cl1_pybuild_is_python(src_path))) {
+    int rc = cl1_pybuild_source(b, n, &lo, res, err);
+    free(b);
+    return rc;
+  }
   if (lo.lang == CL1_LANG_AUTO) {
     size_t k = strlen(src_path);
     if (k > 3 && !strcmp(src_path + k - 3, ".cu")) lo.lang = CL1_LANG_CUDA;

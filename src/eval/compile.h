@@ -11,10 +11,11 @@
 #include "../worker/backend.h"
 #include "../base/err.h"
 
-/* The solution's language; AUTO = by file extension for files (.c C, .cu CUDA), by backend for
+/* The solution's language; AUTO = by file extension for files (.c C, .cu CUDA, .py Python: a
+ * KernelBench module, built by src/eval/pybuild.h), by backend for
  * sources given as text. C on the cuda backend is how task references are built: cc, linked to
  * the CUDA op library. */
-typedef enum { CL1_LANG_AUTO = 0, CL1_LANG_C, CL1_LANG_CUDA } cl1_lang;
+typedef enum { CL1_LANG_AUTO = 0, CL1_LANG_C, CL1_LANG_CUDA, CL1_LANG_PYTHON } cl1_lang;
 
 typedef struct {
   cl1_backend backend;
@@ -33,6 +34,7 @@ typedef struct {
   bool cached;               /* found in the cache, no compiler run */
   double seconds;            /* wall time of this call */
   char diag[4096];           /* first diagnostics when the compiler failed */
+  char py_module[4096];      /* a Python source: the cached module the worker imports, else "" */
 } cl1_compile_result;
 
 /* 0: built (or cached); 1: compile_error (res->diag); 2: timeout; -1: infrastructure (err). */

@@ -13,6 +13,7 @@
 #include "compile.h"
 #include "gate.h"
 #include "judge_int.h"
+#include "pybuild.h"
 #include "judge_proc.h"
 #include "gpu_lock.h"
 #include "spare.h"
@@ -188,6 +189,12 @@ static void op_library(const cl1_eval_opts *o, char *out, size_t n) {
   if (access(out, R_OK)) out[0] = 0;
 }
 
+/* What worker k preloads before its sandbox: a Python side its runtime (libcl1py: the
+ * interpreter and torch), else the op library. */
+static const char *preload_of(const cl1_pass *p, int k, const char *ops_lib) {
+  return (k ? p->cand_py : p->ref_py) ? (k ? p->cand_so : p->ref_so) : ops_lib;
+}
+
 /* The SETUP request of worker k (0 the reference, 1 the candidate); tmpdir NULL leaves the
  * folder out (the reference pool's key). */
 static cJSON *setup_request(const cl1_pass *p, int k, size_t mem, const char *ops_lib,
@@ -199,6 +206,9 @@ static cJSON *setup_request(const cl1_pass *p, int k, size_t mem, const char *op
   cJSON_AddStringToObject(m, "task", p->task->path);
   cJSON_AddStringToObject(m, "shapes", cl1_shapes_name(p->inst->set));
   cJSON_AddStringToObject(m, "so", k ? p->cand_so : p->ref_so);
+  char *py = cl1_judge_py_spec(p, k);
+  if (py) cJSON_AddStringToObject(m, "py", py);
+  free(py);
   cJSON_AddNumberToObject(m, "regions", k ? 2 : 1);
   if (tmpdir) cJSON_AddStringToObject(m, "tmpdir", tmpdir);
   cJSON_AddBoolToObject(m, "sandbox", !o->no_sandbox);
@@ -208,7 +218,8 @@ static cJSON *setup_request(const cl1_pass *p, int k, size_t mem, const char *op
   cJSON_AddBoolToObject(m, "warm_cache", o->warm_cache);
   cJSON_AddNumberToObject(m, "hold_us", o->hold_us);
   cJSON_AddBoolToObject(m, "graph", o->graph);
-  if (ops_lib[0]) cJSON_AddStringToObject(m, "preload", ops_lib);
+  const char *pre = preload_of(p, k, ops_lib);
+  if (pre[0]) cJSON_AddStringToObject(m, "preload", pre);
   return m;
 }
 
@@ -285,10 +296,13 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   if (o->reuse_ref && !p->verify_only_light && (p->ref_key = ref_key(p, exe, gpu, mem, ops_lib)))
     p->ref_reused = cl1_refpool_take(p->ref_key, &p->ref, &p->ref_info);
   if (!p->ref_reused) {
-    if (spawn_worker(p, &p->ref, exe, p->region_bytes, "ref", gpu, ops_lib, err)) return -1;
+    if (spawn_worker(p, &p->ref, exe, p->region_bytes, "ref", gpu, preload_of(p, 0, ops_lib), err))
+      return -1;
     if (o->reuse_ref) cl1_refpool_count_start();
   }
-  if (spawn_worker(p, &p->cand, exe, p->region_bytes * 2, "cand", gpu, ops_lib, err)) return -1;
+  if (spawn_worker(p, &p->cand, exe, p->region_bytes * 2, "cand", gpu, preload_of(p, 1, ops_lib),
+                   err))
+    return -1;
   /* until the worker says what it holds at the sandbox's entry: room for any harness (a CUDA
      context, the largest flush buffer) on top of the allowance */
   p->cand.rss_limit = mem + p->region_bytes * 2 + CL1_LLC_FLUSH_MAX + ((size_t)1 << 30);
@@ -419,8 +433,13 @@ int cl1_judge_compare(cl1_pass *p, cl1_eval_result *r, int cregion, const unsign
 
 int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const char *what) {
   int rc = (int)cl1_judge_num(cr, "rc", 0);
+  cl1_judge_py_report(p, r, cr);
   if (rc) {
-    cl1_judge_verdict(r, "crash", "%s: cl1_forward returned %d", what, rc);
+    if (p->cand_py)
+      cl1_judge_verdict(r, "crash", "%s: ModelNew.forward raised (its traceback is in the "
+                        "candidate's log)", what);
+    else
+      cl1_judge_verdict(r, "crash", "%s: cl1_forward returned %d", what, rc);
     cl1_wproc_log_tail(&p->cand, r->cand_log, sizeof r->cand_log);
     return 1;
   }
@@ -570,10 +589,11 @@ static int load_inputs(eval_run *x) {
   if (cl1_task_instance(x->task, o->shapes, &x->inst, x->err)) return 2;
   assert(x->inst.n_outputs <= CL1_TASK_MAX_TENSORS);
   const char *want = o->backend == CL1_BACKEND_CUDA ? ".cu" : ".c";
-  if (!ends_with(o->solution, want))
-    return cl1_err_set(x->err, "%s: the %s backend runs %s solutions (%s)", o->solution,
+  if (!ends_with(o->solution, want) && !cl1_pybuild_is_python(o->solution))
+    return cl1_err_set(x->err, "%s: the %s backend runs %s solutions (%s%s", o->solution,
                        cl1_backend_name(o->backend), want,
-                       o->backend == CL1_BACKEND_CUDA ? "CUDA C++" : "C"), 2;
+                       o->backend == CL1_BACKEND_CUDA ? "CUDA C++" : "C", ") or .py (a "
+                       "KernelBench ModelNew)"), 2;
   if (cl1_file_read(o->solution, 16ll << 20, &x->src, &x->n, x->err)) {  /* a source, not data */
     cl1_err_wrap(x->err, "cannot read the solution");
     return 2;
@@ -593,6 +613,7 @@ static int gate_outcome(cl1_eval_result *r, int g, const cl1_gate_verdict *gv) {
 
 /* 1. The source gate: rules on the text, before anything is built. */
 static int source_gate(eval_run *x) {
+  if (cl1_pybuild_is_python(x->o->solution)) return STAGE_NEXT; /* the C rules read C */
   double t0 = cl1_now();
   cl1_gate_verdict gv;
   int g = cl1_gate_source(x->src, x->n, x->o->backend, &gv, x->err);
@@ -627,8 +648,10 @@ static int compile_both(eval_run *x) {
   }
   if (crc[0] == 1 || crc[0] == 2) {
     snprintf(r->diag, sizeof r->diag, "%s", x->cres[0].diag);
+    bool py = x->cres[0].py_module[0] || cl1_pybuild_is_python(x->o->solution);
     cl1_judge_verdict(r, "compile_error", "%s", crc[0] == 2 ? "the compiler ran past its time limit"
-                                                           : "the candidate did not compile");
+                      : py ? "the module did not import in the build step (the diagnostics say why)"
+                           : "the candidate did not compile");
     return STAGE_VERDICT;
   }
   return STAGE_NEXT;
@@ -652,13 +675,30 @@ static int note_reward_caps(eval_run *x) {
   return STAGE_NEXT;
 }
 
+/* A Python side runs in workers that embed the judge's python3 (pybuild.h): its description is
+ * needed here, in the process that starts them. */
+static int note_python(eval_run *x) {
+  if (x->cres[0].py_module[0] || x->cres[1].py_module[0]) {
+    if (cl1_pyenv_ensure(x->err)) return STAGE_INFRA;
+  }
+  if (x->cres[0].py_module[0] && cl1_task_degenerate_at(x->task, x->o->shapes)) {
+    cl1_judge_flag(x->r, "degenerate_task");
+    x->cap_reward = true;
+  }
+  return STAGE_NEXT;
+}
+
 /* 3. The object gate: the built object's imports; then what the object says about the reward. */
 static int object_gate(eval_run *x) {
+  /* a Python module has no object of its own (its extensions are the build's): the sandbox and
+     the protocol stand for the gate there */
+  if (x->cres[0].py_module[0]) return note_python(x);
   double t0 = cl1_now();
   cl1_gate_verdict gv;
   int g = cl1_gate_symbols(x->cres[0].so_path, x->o->backend, &gv, x->err);
   x->r->t_gate += cl1_now() - t0;
   int s = gate_outcome(x->r, g, &gv);
+  if (!s) s = note_python(x);  /* a Python reference with a C candidate */
   return s ? s : note_reward_caps(x);
 }
 
@@ -731,6 +771,7 @@ static int remeasure(eval_run *x, cl1_pass *p, pass_record *m) {
     if (!q) break;
     q->o = x->o, q->task = x->task, q->inst = &x->inst;
     q->ref_so = p->ref_so, q->cand_so = p->cand_so;
+    q->ref_py = p->ref_py, q->cand_py = p->cand_py;
     q->verify_only_light = true;
     q->rng_state = cl1_judge_seed(p);
     int qr = run_pass(q, &again, x->err);
@@ -812,6 +853,8 @@ static int measure(eval_run *x) {
   if (!p) return cl1_err_set(x->err, "out of memory"), STAGE_INFRA;
   p->o = x->o, p->task = x->task, p->inst = &x->inst;
   p->ref_so = x->cres[1].so_path, p->cand_so = x->cres[0].so_path;
+  p->ref_py = x->cres[1].py_module[0] ? x->cres[1].py_module : NULL;
+  p->cand_py = x->cres[0].py_module[0] ? x->cres[0].py_module : NULL;
   p->rng_state = first_state(x->o);
   int pr = run_pass(p, x->r, x->err);
   x->r->measurements = 1;

@@ -27,6 +27,8 @@ typedef struct {
   const cl1_task *task;
   const cl1_inst *inst;
   const char *ref_so, *cand_so;
+  const char *ref_py, *cand_py; /* a Python side's cached module (judge_py.c), else NULL */
+  double py_ext_calls;      /* a Python candidate's custom-extension calls, as it reported them */
   bool verify_only_light;   /* re-measurements: one params set, one input set */
   uint64_t rng_state;
   cl1_wproc ref, cand;
@@ -78,6 +80,10 @@ int cl1_judge_check_call(cl1_pass *p, cl1_eval_result *r, const cJSON *cr, const
  * has run more threads beyond those at its sandbox's entry than the reference's, with the same
  * driver and libraries, ever did. Call where both have done the same work. */
 int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
+/* judge_py.c: worker k's "py" SETUP field (malloc'd JSON), or NULL when that side is not Python;
+ * and what a Python candidate's reply reports, into flags. */
+char *cl1_judge_py_spec(const cl1_pass *p, int k);
+void cl1_judge_py_report(cl1_pass *p, cl1_eval_result *r, const cJSON *cr);
 /* Class 4, confirmed: timer_mismatch, the candidate's median raised by cut_ms and the speedup
  * lowered to match (judge_time.c). */
 void cl1_judge_timer_cut(cl1_eval_result *r, double cut_ms);

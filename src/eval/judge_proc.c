@@ -18,25 +18,10 @@
 #include "../worker/proto.h"
 #include "../base/proc.h"
 #include "../worker/worker.h"
+#include "../base/file.h"
 
 int cl1_worker_exe(char *out, size_t n, cl1_err *err) {
   return cl1_proc_find_program("CUDAL1_WORKER", "cudal1-worker", out, n, err);
-}
-
-static void rm_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    char p[600];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) rm_tree(p);
-    else unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
 }
 
 /* CUDAL1_TRACE=1: every request and reply, timed, on stderr (latency and timing diagnosis). */
@@ -419,6 +404,6 @@ void cl1_wproc_close(cl1_wproc *w) {
   if (w->shm_fd >= 0) close(w->shm_fd);
   w->to_fd = w->from_fd = w->shm_fd = -1;
   w->shm = NULL;
-  if (w->tmpdir[0]) rm_tree(w->tmpdir);
+  if (w->tmpdir[0]) cl1_file_rm_tree(w->tmpdir);
   w->tmpdir[0] = 0;
 }

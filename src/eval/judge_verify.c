@@ -110,6 +110,12 @@ static int params_set(cl1_pass *p, cl1_eval_result *r, cl1_variant v) {
   int crc = (int)cl1_judge_num(cr, "rc", 0);
   cJSON_Delete(rr);
   cJSON_Delete(cr);
+  if (crc && p->cand_py) {
+    cl1_judge_verdict(r, "crash", "ModelNew could not be built on the task's params (the error, "
+                      "in the candidate's log, says why)");
+    cl1_wproc_log_tail(&p->cand, r->cand_log, sizeof r->cand_log);
+    return 1;
+  }
   if (crc) { cl1_judge_verdict(r, "crash", "cl1_setup returned %d", crc); return 1; }
   return cl1_judge_threads(p, r, "after cl1_setup");
 }

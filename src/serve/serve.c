@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "serve_int.h"
+#include "../base/file.h"
 #include "../base/proc.h"
 #include "../eval/compile.h"
 #include "../eval/refpool.h"
@@ -515,11 +515,6 @@ static int open_gpus(cl1_serve *svc, cl1_err *err) {
   return 0;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int type, struct FTW *ftw) {
-  (void)sb, (void)ftw;
-  return type == FTW_DP ? rmdir(p) : unlink(p);
-}
-
 /* Items' folders of services that died without their drain (kill -9, a crash): named
  * cudal1-serve.PID.XXXXXX, ours, and PID gone. A folder whose PID lives, or is another user's,
  * stays. */
@@ -537,7 +532,7 @@ static void sweep_dead_tmpdirs(const char *root) {
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", root, e->d_name);
     if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
-    nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    cl1_file_rm_tree(path);
   }
   closedir(d);
 }
@@ -568,7 +563,7 @@ static int open_state(cl1_serve *svc, cl1_err *err) {
 static void close_state(cl1_serve *svc) {
   for (int i = 0; i < svc->n_gpu; i++) cl1_gpu_lock_destroy(&svc->gpu[i]);
   cl1_store_close(svc->store);
-  if (svc->tmpdir[0]) nftw(svc->tmpdir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+  if (svc->tmpdir[0]) cl1_file_rm_tree(svc->tmpdir);
   cl1_serve_tasks_free(svc);
   cl1_serve_jobs_free(svc);
   free(svc->protocol);

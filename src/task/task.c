@@ -555,12 +555,61 @@ static int parse_reference(lctx *c, cl1_task *t, const cJSON *root) {
   return bad ? -1 : 0;
 }
 
+/* "python": a KernelBench-format task (cudal1 task import): the reference is a PyTorch module,
+ * {"reference": "reference.py", "class": "Model", "init": {"<set>": [constructor args]},
+ *  "train_mode": true}; every set with dims needs its init. */
+static int parse_python(lctx *c, cl1_task *t, const cJSON *py) {
+  if (!cJSON_IsObject(py)) return lfail(c, "python", "must be an object (got %s)", jtype(py));
+  if (check_keys(c, py, "python",
+                 (const char *const[]){"reference", "class", "init", "train_mode", "scalars", NULL}))
+    return -1;
+  char *rel = NULL;
+  if (get_str(c, py, "reference", "python", false, &rel)) return -1;
+  const char *r = rel ? rel : "reference.py";
+  size_t n = strlen(r);
+  if (r[0] == '/' || strstr(r, "..") || n < 4 || strcmp(r + n - 3, ".py")) {
+    lfail(c, "python.reference", "'%s' must be a relative path to a .py file", r);
+    free(rel);
+    return -1;
+  }
+  free(t->reference);
+  size_t len = strlen(t->dir) + n + 2;
+  t->reference = malloc(len);
+  if (!t->reference) { free(rel); return lfail(c, "python.reference", "out of memory"); }
+  snprintf(t->reference, len, "%s/%s", t->dir, r);
+  struct stat st;
+  int bad = stat(t->reference, &st) || !S_ISREG(st.st_mode);
+  if (bad) lfail(c, "python.reference", "'%s' not found in %s", r, t->dir);
+  free(rel);
+  if (bad) return -1;
+  if (get_str(c, py, "class", "python", false, &t->py_class)) return -1;
+  if (!t->py_class && dup_str(c, "python.class", "Model", &t->py_class)) return -1;
+  const cJSON *tm = cJSON_GetObjectItemCaseSensitive(py, "train_mode");
+  if (tm && !cJSON_IsBool(tm)) return lfail(c, "python.train_mode", "must be true or false");
+  t->py_train = cJSON_IsTrue(tm);
+  const cJSON *init = cJSON_GetObjectItemCaseSensitive(py, "init");
+  if (init && !cJSON_IsObject(init)) return lfail(c, "python.init", "must be an object of sets");
+  for (int s = 0; s < CL1_SHAPES_N; s++) {
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(init, set_names[s]);
+    char f[64];
+    snprintf(f, sizeof f, "python.init.%s", set_names[s]);
+    if (a && !cJSON_IsArray(a)) return lfail(c, f, "must be a list of constructor arguments");
+    if (!a && t->has_set[s]) return lfail(c, f, "missing (the set has dims)");
+    if (a && !(t->py_init[s] = cJSON_PrintUnformatted(a))) return lfail(c, f, "out of memory");
+  }
+  const cJSON *sc = cJSON_GetObjectItemCaseSensitive(py, "scalars");
+  if (sc && !cJSON_IsArray(sc)) return lfail(c, "python.scalars", "must be a list of [position, value]");
+  if (sc && !(t->py_scalars = cJSON_PrintUnformatted(sc))) return lfail(c, "python.scalars", "out of memory");
+  t->py = true;
+  return 0;
+}
+
 static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
   static const char *const keys[] = {"name", "level", "number", "description", "dims",
                                      "shapes_note", "inputs", "params", "outputs", "attrs",
                                      "tolerance", "tolerance_test", "tolerance_small",
                                      "tolerance_large", "flops", "bytes", "reference",
-                                     "verify_variants",
+                                     "verify_variants", "python",
                                      /* free text, never interpreted: */
                                      "notes", "degenerate", "source", NULL};
   if (!cJSON_IsObject(root)) return lfail(c, "(top level)", "must be an object (got %s)", jtype(root));
@@ -615,6 +664,10 @@ static int parse_task(lctx *c, cl1_task *t, const cJSON *root) {
   free(source); /* checked for type only; nothing reads it */
   if (rc) return -1;
   if (parse_reference(c, t, root) || parse_variants(c, t, root)) return -1;
+  const cJSON *py = cJSON_GetObjectItemCaseSensitive(root, "python");
+  if (py && cJSON_GetObjectItemCaseSensitive(root, "reference"))
+    return lfail(c, "python", "a task has a C reference or a Python one, not both");
+  if (py && parse_python(c, t, py)) return -1;
 
   /* Resolving every set catches dims that evaluate below 1, overflowing sizes, bad fan_in. */
   bool applies[CL1_VARIANT_N] = {false};
@@ -696,6 +749,8 @@ static void free_spec(cl1_tensor_spec *s) {
 void cl1_task_free(cl1_task *t) {
   if (!t) return;
   free(t->path), free(t->dir), free(t->id), free(t->name), free(t->description), free(t->reference);
+  free(t->py_class), free(t->py_scalars);
+  for (int s = 0; s < CL1_SHAPES_N; s++) free(t->py_init[s]);
   for (int k = 0; k < t->n_dims; k++) free(t->dim_names[k]);
   for (int s = 0; s < CL1_SHAPES_N; s++) free(t->shapes_note[s]);
   for (int i = 0; i < t->n_inputs; i++) free_spec(&t->inputs[i]);

@@ -68,7 +68,13 @@ typedef struct {
 typedef struct {
   char *path;                     /* the task.json path as given */
   char *dir;                      /* its folder */
-  char *reference;                /* the reference's C file: dir/"reference" (reference.c) */
+  char *reference;                /* the reference's C file: dir/"reference" (reference.c); for a
+                                     KernelBench-format task its PyTorch module (reference.py) */
+  bool py;                        /* "python": the reference is a PyTorch `Model` (reference.py) */
+  char *py_class;                 /* its class ("Model") */
+  char *py_init[CL1_SHAPES_N];    /* the constructor's arguments per set, JSON text ("[64, 3]") */
+  bool py_train;                  /* run in training mode, as KernelBench does (no .eval()) */
+  char *py_scalars;               /* forward's non-tensor arguments, JSON [[position, value]] */
   char *id;                       /* "level1/19_ReLU": level folder + name */
   char *name;                     /* "19_ReLU" (KernelBench's file stem) */
   int level, number;

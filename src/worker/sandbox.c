@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -435,4 +436,45 @@ int cl1_sandbox_enter(const cl1_sandbox_opts *o, cl1_err *err) {
     close(rs);
   }
   return seccomp_filter(o->backend, err);
+}
+
+/* The build step of a Python solution (src/eval/pybuild.h): importing the module runs its
+ * load_inline, i.e. the candidate's top-level code and a compiler. Processes and threads stay
+ * allowed (nvcc, ninja); what is confined is where it writes (beneath dir and /dev/null), the
+ * network (Unix sockets only), the machine-wide syscalls, signals to the program that started it,
+ * and its memory and CPU time. */
+int cl1_sandbox_confine_build(const char *dir, size_t mem_bytes, int cpu_seconds, cl1_err *err) {
+  if (!dir || !*dir) return cl1_err_set(err, "sandbox: no build dir given");
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+    return cl1_err_set(err, "sandbox: PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+  if ((mem_bytes && limit(RLIMIT_AS, mem_bytes, mem_bytes, "AS", err)) ||
+      (cpu_seconds > 0 &&
+       limit(RLIMIT_CPU, (rlim_t)cpu_seconds, (rlim_t)cpu_seconds + 1, "CPU", err)) ||
+      limit(RLIMIT_CORE, 0, 0, "CORE", err))
+    return -1;
+  int rs = landlock_ruleset(dir, CL1_BACKEND_HOST);
+  if (rs >= 0) {
+    if (syscall(SYS_landlock_restrict_self, rs, 0))
+      cl1_log_debug("sandbox: landlock_restrict_self: %s", strerror(errno));
+    close(rs);
+  }
+  if (drop_caps(err)) return -1;
+  scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+  if (!f) return cl1_err_set(err, "sandbox: seccomp_init failed");
+  struct scmp_arg_cmp inet = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+  struct scmp_arg_cmp parent = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getppid());
+  static const char *const none[] = {"ptrace", "process_vm_readv", "process_vm_writev",
+                                     "pidfd_getfd", "bpf", "perf_event_open", "io_uring_setup",
+                                     "userfaultfd", "mount", "umount2", "pivot_root", "chroot",
+                                     "setns", "reboot", "init_module", "finit_module",
+                                     "kexec_load", NULL};
+  struct scmp_arg_cmp other = SCMP_A0(SCMP_CMP_NE, 0); /* glibc's own calls pass pid 0 */
+  int rc = deny(f, EACCES, "socket", 1, &inet);
+  if (!rc) rc = deny(f, EPERM, "kill", 1, &parent);
+  if (!rc) rc = deny(f, EPERM, "prlimit64", 1, &other);
+  if (!rc) rc = deny_all(f, none);
+  if (!rc) rc = seccomp_load(f);
+  seccomp_release(f);
+  if (rc) return cl1_err_set(err, "sandbox: seccomp filter: %s", strerror(-rc));
+  return 0;
 }

@@ -23,6 +23,12 @@ typedef struct {
 
 int cl1_sandbox_enter(const cl1_sandbox_opts *o, cl1_err *err);
 
+/* Confines the build step of a Python solution before it execs (cudal1-worker --confine-build):
+ * writes beneath dir only, no network but Unix sockets, no signals to its parent, no ptrace or
+ * machine-wide syscalls; RLIMIT_AS mem_bytes and RLIMIT_CPU cpu_seconds when > 0. Processes
+ * (the compiler) stay allowed. */
+int cl1_sandbox_confine_build(const char *dir, size_t mem_bytes, int cpu_seconds, cl1_err *err);
+
 /* Landlock ABI version the kernel offers (0: none; then file writes outside the temp dir are
  * refused by seccomp's open() rules only, and O_RDWR of an existing file is not). */
 int cl1_sandbox_landlock_abi(void);

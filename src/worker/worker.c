@@ -61,6 +61,8 @@ typedef struct {
   size_t vm_base, rss_base, as_limit; /* at sandbox entry (as_limit: the RLIMIT_AS set, host) */
   int threads_entry;     /* threads at sandbox entry (the CUDA driver's own) */
   char *so_path;         /* SETUP names the solution; LOAD maps it */
+  char *py_spec;         /* SETUP's "py": a PyTorch module the solution (libcl1py) runs */
+  const char *(*py_report)(void); /* libcl1py's report: numerics flags, extension calls */
   void *ops_lib;         /* the op library, preloaded at OPEN or SETUP */
 } worker;
 
@@ -259,6 +261,23 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   w->set_up = true;
   w->so_path = strdup(so);
   if (!w->so_path) return cl1_err_set(err, "out of memory");
+  const char *py = str(m, "py");
+  if (py && !(w->py_spec = strdup(py))) return cl1_err_set(err, "out of memory");
+  return 0;
+}
+
+/* A Python solution: libcl1py (already loaded as the preloaded library) imports the module; its
+ * top-level code runs here, sandboxed, and what fails in it is the candidate's. */
+static int load_python(worker *w, cl1_err *err) {
+  int (*load)(const char *, char *, size_t) =
+      (int (*)(const char *, char *, size_t))(uintptr_t)dlsym(w->lib, "cl1_py_load");
+  if (!load) {
+    w->harness_failed = true;
+    return cl1_err_set(err, "the solution library %s has no cl1_py_load", w->so_path);
+  }
+  w->py_report = (const char *(*)(void))(uintptr_t)dlsym(w->lib, "cl1_py_report");
+  char msg[1024] = "";
+  if (load(w->py_spec, msg, sizeof msg)) return cl1_err_set(err, "%s", msg);
   return 0;
 }
 
@@ -267,6 +286,7 @@ static int do_load(worker *w, cl1_err *err) {
   if (w->lib) return cl1_err_set(err, "load: the solution is already loaded");
   w->harness_failed = true; /* load_solution says when the candidate's part begins */
   if (load_solution(w, w->so_path, err)) return -1;
+  if (w->py_spec && load_python(w, err)) return -1;
   w->call.n_inputs = w->inst.n_inputs;
   w->call.inputs = w->in_t;
   w->call.n_params = w->inst.n_params;
@@ -442,6 +462,9 @@ static int do_run(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
     if (w->dev.checksum(&w->dev, w->par_buf[i], w->inst.params[i].bytes, &p, err)) return -1;
     if (p != w->par_sum[i]) cJSON_AddItemToArray(mut, cJSON_CreateString(w->inst.params[i].name));
   }
+  const char *py = w->py_report ? w->py_report() : NULL;
+  cJSON *pj = py ? cJSON_Parse(py) : NULL; /* the candidate's interpreter wrote it: data */
+  if (pj) cJSON_AddItemToObject(out, "py", pj);
   double t0 = cl1_now();
   int rc = fetch(w, region, err);
   cJSON_AddNumberToObject(out, "fetch_ms", (cl1_now() - t0) * 1e3); /* latency diagnosis */

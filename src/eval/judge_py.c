@@ -1,0 +1,65 @@
+/* judge_py.c — the judge's side of Python solutions and references (KernelBench's format): what a
+ * worker running one is told at SETUP (pysol.py's spec), and what its replies report. The protocol
+ * is the C ABI's, unchanged: inputs and params from the judge's seeds, checksums around each call,
+ * the timing taken by the C worker around the module's call. */
+#include <assert.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "judge_int.h"
+
+/* The constructor's arguments for a KernelBench-format task at the instance's set. */
+static void add_init(cJSON *m, const cl1_pass *p) {
+  const cl1_task *t = p->task;
+  if (t->py) {
+    cJSON *a = cJSON_Parse(t->py_init[p->inst->set] ? t->py_init[p->inst->set] : "[]");
+    cJSON_AddItemToObject(m, "init", a ? a : cJSON_CreateArray());
+    cJSON_AddBoolToObject(m, "train_mode", t->py_train);
+    cJSON *sc = t->py_scalars ? cJSON_Parse(t->py_scalars) : NULL;
+    if (sc) cJSON_AddItemToObject(m, "scalars", sc);
+    return;
+  }
+  /* a native task: its twin's make(dims, attrs) gives Model's arguments (pysol.py records them) */
+  char twin[4200];
+  snprintf(twin, sizeof twin, "%s/twin.py", t->dir);
+  cJSON_AddStringToObject(m, "twin", twin);
+  cJSON *dims = cJSON_AddObjectToObject(m, "dims"), *attrs = cJSON_AddObjectToObject(m, "attrs");
+  for (int d = 0; d < t->n_dims; d++)
+    cJSON_AddNumberToObject(dims, t->dim_names[d], (double)t->dims[p->inst->set][d]);
+  for (int a = 0; a < p->inst->n_attrs; a++)
+    cJSON_AddNumberToObject(attrs, p->inst->attrs[a].name, p->inst->attrs[a].value);
+}
+
+char *cl1_judge_py_spec(const cl1_pass *p, int k) {
+  const char *mod = k ? p->cand_py : p->ref_py;
+  if (!mod || !mod[0]) return NULL;
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "file", mod);
+  cJSON_AddStringToObject(m, "class", k ? "ModelNew" : p->task->py_class);
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s", mod);
+  char ext[4300];
+  snprintf(ext, sizeof ext, "%s/ext", dirname(dir));
+  cJSON_AddStringToObject(m, "ext_dir", ext);
+  cJSON_AddStringToObject(m, "device", p->o->backend == CL1_BACKEND_CUDA ? "cuda" : "cpu");
+  cJSON *names = cJSON_AddArrayToObject(m, "params");
+  for (int i = 0; i < p->inst->n_params; i++)
+    cJSON_AddItemToArray(names, cJSON_CreateString(p->inst->params[i].name));
+  add_init(m, p);
+  char *s = cJSON_PrintUnformatted(m);
+  cJSON_Delete(m);
+  return s;
+}
+
+/* What a Python candidate's RUN reply reports (its interpreter wrote it: informational, never a
+ * verdict): global numerics settings it changed, whether its custom extensions ran. */
+void cl1_judge_py_report(cl1_pass *p, cl1_eval_result *r, const cJSON *cr) {
+  const cJSON *py = cJSON_GetObjectItemCaseSensitive(cr, "py");
+  if (!p->cand_py || !cJSON_IsObject(py)) return;
+  const cJSON *changed = cJSON_GetObjectItemCaseSensitive(py, "numerics_changed");
+  if (cJSON_GetArraySize(changed) > 0) cl1_judge_flag(r, "numerics_flags_changed");
+  const cJSON *calls = cJSON_GetObjectItemCaseSensitive(py, "ext_calls");
+  if (cJSON_IsNumber(calls) && calls->valuedouble > p->py_ext_calls)
+    p->py_ext_calls = calls->valuedouble;
+}
