@@ -12,6 +12,7 @@ Tensors arrive as (address, dtype, shape) triples and are wrapped without copies
 through the buffer protocol, device memory through __cuda_array_interface__. Outputs are copied
 into the harness's buffers inside the call (a lazily computed or aliased result is materialised
 there, in the timed interval)."""
+import contextlib
 import ctypes
 import hashlib
 import importlib
@@ -249,7 +250,18 @@ def _view(t):
     return v
 
 
-def setup(params):
+def _stream(ptr):
+    """The harness's stream as torch's current one (CUDA): the module's launches queue behind the
+    hold and are timed like a C solution's; a no-op context on the host."""
+    if _S["spec"].get("device") != "cuda" or not ptr:
+        return contextlib.nullcontext()
+    s = _S.get("stream")
+    if s is None or s.cuda_stream != ptr:
+        s = _S["stream"] = torch.cuda.ExternalStream(ptr)
+    return torch.cuda.stream(s)
+
+
+def setup(params, stream=0):
     """Builds the module for one params set (a new one per set, as cl1_setup is called)."""
     try:
         spec = _S["spec"]
@@ -259,7 +271,8 @@ def setup(params):
         model = _S["cls"](*args, **kwargs).to(dev)
         if not spec.get("train_mode", False):
             model.eval()
-        _map_params(model, [_view(p) for p in params], spec.get("params", []))
+        with _stream(stream):
+            _map_params(model, [_view(p) for p in params], spec.get("params", []))
         _S["model"] = model
         _note_numerics()
         return ""
@@ -267,7 +280,7 @@ def setup(params):
         return _fail("constructing the module")
 
 
-def forward(inputs, outputs):
+def forward(inputs, outputs, stream=0):
     """One call: the module on the inputs, its results copied into the harness's outputs."""
     try:
         spec = _S["spec"]
@@ -275,7 +288,7 @@ def forward(inputs, outputs):
         args = list(xs)
         for pos, val in spec.get("scalars", []):  # non-tensor forward arguments, in place
             args.insert(pos, val)
-        with torch.no_grad():
+        with torch.no_grad(), _stream(stream):
             res = _S["model"](*args)
             if not isinstance(res, (tuple, list)):
                 res = (res,)
@@ -311,6 +324,9 @@ def preload(threads=1):
     """Before the sandbox: one intra-op thread (the host sandbox refuses new threads) and the
     libraries imported, so the candidate's import costs only its own module."""
     torch.set_num_threads(threads)
+    if os.environ.get("CUDAL1_PY_DEVICE") == "cuda" and torch.cuda.is_available():
+        torch.cuda.init()  # its context and threads before the sandbox, as the driver's are
+        torch.empty(1, device="cuda")
     try:
         torch.set_num_interop_threads(1)
     except RuntimeError:

@@ -184,7 +184,7 @@ static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_res
   if (cl1_file_mkdirs(tmp, err)) return -1;
   /* a small environment: the compilers' intermediates and the caches (HOME: triton's, torch's)
      in the build's folder, cudal1's package importable, the toolchain found */
-  char vars[6][PATH_MAX * 3], *envp[8];
+  char vars[7][PATH_MAX * 3], *envp[10];
   int k = 0;
   snprintf(vars[k], sizeof vars[k], "TMPDIR=%s", tmp), envp[k] = vars[k], k++;
   snprintf(vars[k], sizeof vars[k], "HOME=%s", dir), envp[k] = vars[k], k++;
@@ -201,6 +201,11 @@ static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_res
   for (int i = 0; i < 2; i++)
     if (getenv(pass[i]))
       snprintf(vars[k], sizeof vars[k], "%s=%s", pass[i], getenv(pass[i])), envp[k] = vars[k], k++;
+  /* torch builds for the GPU it finds unless told: the evaluator's architecture ("90" -> 9.0) */
+  const char *arch = o->arch ? o->arch : cl1_compile_build_arch();
+  snprintf(vars[k], sizeof vars[k], "TORCH_CUDA_ARCH_LIST=%.*s.%s", (int)strlen(arch) - 1, arch,
+           arch + strlen(arch) - 1);
+  envp[k] = vars[k], k++;
   envp[k++] = "PYTHONDONTWRITEBYTECODE=1";
   envp[k] = NULL;
   char *out = malloc(OUT_CAP);

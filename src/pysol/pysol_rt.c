@@ -98,7 +98,8 @@ int cl1_pyrt_setup(const cl1_call *c, void **state) {
   *state = NULL;
   PyObject *p = tensors(c->params, c->n_params);
   if (!p) return failed(NULL, "setup", msg, sizeof msg);
-  return call("setup", Py_BuildValue("(N)", p), msg, sizeof msg) ? 1 : 0;
+  return call("setup", Py_BuildValue("(NN)", p, PyLong_FromVoidPtr(c->stream)), msg, sizeof msg)
+             ? 1 : 0;
 }
 
 int cl1_pyrt_forward(const cl1_call *c) {
@@ -108,7 +109,8 @@ int cl1_pyrt_forward(const cl1_call *c) {
     Py_XDECREF(in), Py_XDECREF(out);
     return failed(NULL, "forward", msg, sizeof msg), 1;
   }
-  return call("forward", Py_BuildValue("(NN)", in, out), msg, sizeof msg) ? 1 : 0;
+  return call("forward", Py_BuildValue("(NNN)", in, out, PyLong_FromVoidPtr(c->stream)), msg,
+              sizeof msg) ? 1 : 0;
 }
 
 void cl1_pyrt_teardown(void *state) {

@@ -452,7 +452,7 @@ int cl1_sandbox_confine_build(const char *dir, size_t mem_bytes, int cpu_seconds
        limit(RLIMIT_CPU, (rlim_t)cpu_seconds, (rlim_t)cpu_seconds + 1, "CPU", err)) ||
       limit(RLIMIT_CORE, 0, 0, "CORE", err))
     return -1;
-  int rs = landlock_ruleset(dir, CL1_BACKEND_HOST);
+  int rs = landlock_ruleset(dir, CL1_BACKEND_CUDA); /* the GPU's nodes: torch may query it */
   if (rs >= 0) {
     if (syscall(SYS_landlock_restrict_self, rs, 0))
       cl1_log_debug("sandbox: landlock_restrict_self: %s", strerror(errno));

@@ -159,6 +159,8 @@ static void fault_install(cl1_dev *d) {
  * libraries and threads when the sandbox closes. */
 static int preload_ops(worker *w, const char *path, cl1_err *err) {
   if (!path || w->ops_path) return 0;  /* none asked for, or OPEN's (do_setup checked it) */
+  /* the Python runtime (libcl1py) starts CUDA in torch here, before the sandbox, on CUDA only */
+  setenv("CUDAL1_PY_DEVICE", w->dev.backend == CL1_BACKEND_CUDA ? "cuda" : "cpu", 1);
   w->ops_path = strdup(path);
   if (!w->ops_path) return cl1_err_set(err, "out of memory");
   w->ops_lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
