@@ -4,7 +4,11 @@
  * without code) that the run survives; a run killed with SIGKILL mid-way and resumed with nothing
  * lost (checked in the store); and the run failing loudly, one line each: an unreachable server,
  * a refused key, a model the server does not have, a server that fails every request, an
- * evaluator that cannot judge (infra_error); the CLI's errors for bad options. */
+ * evaluator that cannot judge (infra_error); the CLI's errors for bad options. --format
+ * kernelbench through the replay policy: the prompt asks for ModelNew and shows the PyTorch
+ * reference, the reply's python block is the stored code, the candidate goes to the evaluator as
+ * a .py file, a reply with only C code is no_code with the reason, the run's config keeps the
+ * format. */
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -296,6 +300,20 @@ static void test_unreachable_server_and_usage_errors_fail_in_one_line(void **sta
     char *nl = strchr(out, '\n');
     if (strncmp(out, "cudal1", 6) || !nl || nl[1]) fail_msg("'%s': %s", bad[i], out);
   }
+  /* --format: a value it does not know, and --review (a C ABI reviewer) with python modules */
+  const char *fmt[][2] = {
+      {"--task " TASK_RELU " --backend replay --replay x --format python",
+       "cudal1 optimize: --format: expected cabi or kernelbench, got 'python'\n"},
+      {"--task " TASK_RELU " --base-url http://127.0.0.1:9/v1 --model m --device host --review "
+       "--format kernelbench",
+       "cudal1 optimize: --review reviews C ABI solutions (prompts/review.txt); it cannot be "
+       "used with --format kernelbench\n"}};
+  for (size_t i = 0; i < sizeof fmt / sizeof *fmt; i++) {
+    snprintf(cmd, sizeof cmd, "%s/cudal1 optimize %s --db %s/none.db --no-progress 2>&1",
+             th_build(), fmt[i][0], dir);
+    assert_int_equal(th_run(cmd, out, sizeof out), 2);
+    assert_string_equal(out, fmt[i][1]);
+  }
 }
 
 /* The server answers but will never serve this run: a refused key and a model it does not have
@@ -396,6 +414,66 @@ static void test_infra_error_stops_the_run_and_resume_finishes(void **state) {
 
 }
 
+/* --format kernelbench with replayed replies. This branch's evaluator runs .cu/.c files only, so
+ * the .py candidate is refused by name and the run stops (exit 3, the sample left for --resume);
+ * an evaluator with the Python path judges it instead (exit 0, its evaluation names the .py file).
+ * Either way the candidate reached it as a .py file, never as C. */
+static void test_kernelbench_format_asks_for_modelnew_and_writes_a_py_candidate(void **state) {
+  const char *dir = ((th_store *)*state)->dir;
+  static const char modelnew[] = "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
+                                 "    def forward(self, x):\n        return torch.relu(x)\n";
+  char replay[600], line[2048], *c_reply = file_reply("tests/legit/host/19_ReLU.c");
+  snprintf(replay, sizeof replay, "%s/kb.jsonl", dir);
+  cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject();
+  snprintf(line, sizeof line, "## Algorithm Design\nKeep torch.relu.\n## Code Implementation\n"
+           "```python\n%s```\nUsage:\n```python\nModelNew()(torch.randn(4))\n```\n", modelnew);
+  cJSON_AddStringToObject(a, "task", TASK_RELU), cJSON_AddStringToObject(a, "content", line);
+  cJSON_AddStringToObject(b, "task", TASK_RELU), cJSON_AddStringToObject(b, "content", c_reply);
+  char *la = cJSON_PrintUnformatted(a), *lb = cJSON_PrintUnformatted(b);
+  char *text = malloc(strlen(la) + strlen(lb) + 4);
+  sprintf(text, "%s\n%s\n", la, lb);
+  assert_int_equal(th_write(replay, text), 0);
+  free(text), free(la), free(lb), free(c_reply);
+  cJSON_Delete(a), cJSON_Delete(b);
+  char cmd[2048], out[8192], p[600];
+  snprintf(cmd, sizeof cmd, "%s/cudal1 optimize --task " TASK_RELU " --backend replay --replay %s "
+           "--format kernelbench --device host --shapes test --rounds 1 --samples 2 "
+           "--min-trials 10 --max-trials 30 --time-budget 0.3 --db %s/kb.db --out %s/out "
+           "--no-progress 2>&1 >/dev/null", th_build(), replay, dir, dir);
+  int rc = th_run(cmd, out, sizeof out);
+  snprintf(p, sizeof p, "%s/kb.db", dir);
+  sqlite3 *db = open_db(p);
+  if (rc == 3) { /* refused by name: the .py file */
+    assert_one_line(out);
+    assert_non_null(strstr(out, "evaluating sample 1 of " TASK_RELU ": "));
+    assert_non_null(strstr(out, "/sample-1.py: "));
+    assert_int_equal((int)q_num(db, "select count(*) from samples where status='generated'"), 1);
+  } else {
+    if (rc) fail_msg("optimize exited %d: %s", rc, out);
+    assert_int_equal((int)q_num(db, "select count(*) from evaluations where result like "
+                                    "'%/sample-1.py\"%'"), 1);
+  }
+  /* the prompt asked for ModelNew and showed the PyTorch reference, not the C ABI */
+  assert_int_equal((int)q_num(db, "select count(*) from samples where prompt like "
+                                  "'%class ModelNew(nn.Module)%' and prompt like '%def make(%' "
+                                  "and prompt like '%```python%' and prompt not like "
+                                  "'%cl1_forward%'"), 2);
+  /* the module, without the usage snippet after it, is the sample's code */
+  sqlite3_stmt *st;
+  assert_int_equal(sqlite3_prepare_v2(db, "select code from samples where idx = 0", -1, &st, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+  assert_string_equal((const char *)sqlite3_column_text(st, 0), modelnew);
+  sqlite3_finalize(st);
+  /* the C reply has no module: no_code, with the reason */
+  assert_int_equal((int)q_num(db, "select count(*) from samples where idx = 1 and status = "
+                                  "'no_code' and code is null and error like 'the reply has no "
+                                  "python code block defining class ModelNew%'"), 1);
+  assert_int_equal((int)q_num(db, "select count(*) from runs where config like "
+                                  "'%\"format\":%\"kernelbench\"%'"), 1);
+  sqlite3_close(db);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -406,6 +484,7 @@ int main(void) {
       th_store_path_test(test_refused_key_or_unknown_model_stops_the_run),
       th_store_path_test(test_server_failing_every_request_fails_the_run),
       th_store_path_test(test_infra_error_stops_the_run_and_resume_finishes),
+      th_store_path_test(test_kernelbench_format_asks_for_modelnew_and_writes_a_py_candidate),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,12 @@
  * wrappers, inline triple backticks, CRLF; host vs cuda language tags; markdown, bold and
  * numbered section headings for the analysis; a reply that is only code; NUL bytes inside (length
  * given); huge and pathological replies; and a fuzz loop of 2000 random and mutated replies that
- * must all come back with a valid status and well-formed outputs. */
+ * must all come back with a valid status and well-formed outputs. KernelBench mode: the python
+ * block that defines class ModelNew (the last of several, the one with ModelNew among others),
+ * the reason when there is none (no block, a C block), untagged and bare modules, a truncated
+ * module, and mutated KernelBench replies. */
 #include "harness.h"
+#include "loop/format.h"
 #include "loop/parse.h"
 
 /* Parses a NUL-terminated reply; asserts the call itself succeeded. */
@@ -406,6 +410,125 @@ static void test_pathological_replies_come_back(void **st) {
   free(t);
 }
 
+
+/* ---- kernelbench: a Python module defining class ModelNew ------------------------------------ */
+
+#define MODELNEW "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n" \
+                 "    def forward(self, x):\n        return torch.relu(x)\n"
+
+static const char KB_FULL[] =
+    "## Performance Analysis\nOne elementwise pass; nothing to fuse.\n\n"
+    "## Algorithm Design\nKeep torch.relu.\n\n"
+    "## Code Implementation\n```python\n" MODELNEW "```\n";
+
+static void test_kernelbench_takes_the_python_block_defining_modelnew(void **st) {
+  (void)st;
+  cl1_parsed p = parse(KB_FULL, "kernelbench");
+  assert_int_equal(p.status, CL1_PARSE_OK);
+  assert_string_equal(p.code, MODELNEW);
+  assert_string_equal(p.lang, "python");
+  assert_non_null(strstr(p.note, "Code Implementation"));
+  assert_string_equal(p.analysis, "## Performance Analysis\n\nOne elementwise pass; nothing to "
+                                  "fuse.\n\n## Algorithm Design\n\nKeep torch.relu.");
+  cl1_parsed_free(&p);
+  /* ``` untagged and ```py blocks count too */
+  expect_code("Here:\n```\n" MODELNEW "```\n", "kernelbench", MODELNEW);
+  expect_code("```py\n" MODELNEW "```\n", "kernelbench", MODELNEW);
+}
+
+static void test_kernelbench_among_several_blocks_takes_the_modelnew_one(void **st) {
+  (void)st;
+  /* a usage snippet after the module: not the solution */
+  expect_code("```python\n" MODELNEW "```\nUse it like this:\n```python\n"
+              "m = ModelNew().cuda()\nprint(m(torch.randn(4)))\n```\n",
+              "kernelbench", MODELNEW);
+  /* a CUDA source shown before the module: not the solution either */
+  expect_code("The kernel:\n```cuda\n__global__ void k() {}\n```\n```python\n" MODELNEW "```\n",
+              "kernelbench", MODELNEW);
+  /* two modules: the last */
+  expect_code("```python\nclass ModelNew(nn.Module):\n    pass\n```\nBetter:\n```python\n"
+              MODELNEW "```\n", "kernelbench", MODELNEW);
+}
+
+static void test_kernelbench_without_a_modelnew_block_says_why(void **st) {
+  (void)st;
+  const char *const replies[] = {
+      "I would fuse the two ops into one kernel.",                        /* no block at all */
+      "## Code Implementation\n```c\n" KERNEL "```\n",                     /* the C ABI's file */
+      "```python\nclass Model(nn.Module):\n    pass\n```\n",              /* not ModelNew */
+      "```python\n# class ModelNew(nn.Module) comes later\nx = 1\n```\n", /* only a comment */
+      "```python\nclass ModelNewer(nn.Module):\n    pass\n```\n",          /* another name */
+  };
+  for (size_t i = 0; i < sizeof replies / sizeof *replies; i++) {
+    cl1_parsed p = parse(replies[i], "kernelbench");
+    if (p.status != CL1_PARSE_NO_CODE) fail_msg("reply %zu: status %d", i, p.status);
+    assert_null(p.code);
+    const char *want = "the reply has no python code block defining class ModelNew";
+    if (strncmp(p.note, want, strlen(want))) fail_msg("reply %zu: note '%s'", i, p.note);
+    cl1_parsed_free(&p);
+  }
+  /* the note names the blocks it saw */
+  cl1_parsed p = parse(replies[1], "kernelbench");
+  assert_non_null(strstr(p.note, "blocks seen: c"));
+  cl1_parsed_free(&p);
+  /* the same C reply is code for the C ABI */
+  expect_code(replies[1], "cuda", KERNEL);
+}
+
+static void test_kernelbench_truncated_and_bare_modules(void **st) {
+  (void)st;
+  cl1_parsed p = parse("## Code Implementation\n```python\nimport torch\nclass ModelNew(nn.Module)"
+                       ":\n    def forward(self, x):\n", "kernelbench");
+  assert_int_equal(p.status, CL1_PARSE_TRUNCATED);
+  assert_non_null(strstr(p.note, "python code block"));
+  cl1_parsed_free(&p);
+  /* no fences: a reply that is the module itself */
+  p = parse(MODELNEW, "kernelbench");
+  assert_int_equal(p.status, CL1_PARSE_OK);
+  assert_true(p.bare);
+  assert_string_equal(p.code, MODELNEW);
+  cl1_parsed_free(&p);
+  /* prose naming ModelNew is not a module */
+  p = parse("I will write class ModelNew next time.", "kernelbench");
+  assert_int_equal(p.status, CL1_PARSE_NO_CODE);
+  cl1_parsed_free(&p);
+}
+
+static void test_format_names_extensions_and_modelnew_detection(void **st) {
+  (void)st;
+  cl1_format f = CL1_FORMAT_CABI;
+  assert_int_equal(cl1_format_parse("kernelbench", &f), 0);
+  assert_int_equal(f, CL1_FORMAT_KERNELBENCH);
+  assert_int_equal(cl1_format_parse("cabi", &f), 0);
+  assert_int_equal(f, CL1_FORMAT_CABI);
+  assert_int_equal(cl1_format_parse("python", &f), -1);
+  assert_int_equal(cl1_format_parse(NULL, &f), -1);
+  assert_string_equal(cl1_format_name(CL1_FORMAT_KERNELBENCH), "kernelbench");
+  assert_string_equal(cl1_format_ext(CL1_FORMAT_KERNELBENCH, CL1_BACKEND_CUDA), "py");
+  assert_string_equal(cl1_format_ext(CL1_FORMAT_KERNELBENCH, CL1_BACKEND_HOST), "py");
+  assert_string_equal(cl1_format_ext(CL1_FORMAT_CABI, CL1_BACKEND_CUDA), "cu");
+  assert_string_equal(cl1_format_ext(CL1_FORMAT_CABI, CL1_BACKEND_HOST), "c");
+  assert_string_equal(cl1_format_parse_lang(CL1_FORMAT_KERNELBENCH, CL1_BACKEND_HOST),
+                      "kernelbench");
+  assert_string_equal(cl1_format_parse_lang(CL1_FORMAT_CABI, CL1_BACKEND_HOST), "host");
+  static const struct {
+    const char *src;
+    cl1_format want;
+  } cases[] = {{MODELNEW, CL1_FORMAT_KERNELBENCH},
+               {"class ModelNew:\n  pass\n", CL1_FORMAT_KERNELBENCH},
+               {"if True:\n    class  ModelNew (nn.Module): pass", CL1_FORMAT_KERNELBENCH},
+               {KERNEL, CL1_FORMAT_CABI},
+               {"# class ModelNew(nn.Module)\n", CL1_FORMAT_CABI},
+               {"x = 'class ModelNew'\n", CL1_FORMAT_CABI},
+               {"class ModelNew2(nn.Module):\n", CL1_FORMAT_CABI},
+               {"classModelNew\n", CL1_FORMAT_CABI},
+               {"", CL1_FORMAT_CABI}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    if (cl1_format_of_source(cases[i].src) != cases[i].want)
+      fail_msg("case %zu ('%s'): not %s", i, cases[i].src, cl1_format_name(cases[i].want));
+  assert_int_equal(cl1_format_of_source(NULL), CL1_FORMAT_CABI);
+}
+
 /* xorshift64*: the fuzz loop's own generator, fixed seed */
 static uint64_t fz_next(uint64_t *s) {
   *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
@@ -471,6 +594,31 @@ static void test_random_replies_never_crash(void **st) {
   assert_true(counts[CL1_PARSE_TRUNCATED] > 10);
 }
 
+/* KernelBench replies mutated and cut: the same invariants, and a code found is a module. */
+static void test_random_kernelbench_replies_never_crash(void **st) {
+  (void)st;
+  uint64_t s = 0xD1B54A32D192ED03ull;
+  char buf[1024];
+  int ok = 0;
+  for (int it = 0; it < 1000; it++) {
+    size_t n = strlen(KB_FULL);
+    memcpy(buf, KB_FULL, n);
+    int muts = (int)(fz_next(&s) % 6);
+    for (int m = 0; m < muts; m++) buf[fz_next(&s) % n] = (char)fz_next(&s);
+    n = fz_next(&s) % 4 == 0 ? fz_next(&s) % (n + 1) : n;
+    cl1_parsed p;
+    cl1_err err = {{0}};
+    int rc = cl1_parse_reply(buf, n, "kernelbench", &p, &err);
+    check_invariants(&p, rc);
+    if (p.status == CL1_PARSE_OK) {
+      ok++;
+      assert_true(cl1_format_defines_modelnew(p.code, p.code_len));
+    }
+    cl1_parsed_free(&p);
+  }
+  assert_true(ok > 100);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_ok_sections),
@@ -483,6 +631,12 @@ int main(void) {
       cmocka_unit_test(test_invalid_utf8_replaced_in_prose_refused_in_code),           cmocka_unit_test(test_nul_bytes),
       cmocka_unit_test(test_reply_or_code_over_the_limit_is_too_large),          cmocka_unit_test(test_pathological_replies_come_back),
       cmocka_unit_test(test_random_replies_never_crash),
+      cmocka_unit_test(test_kernelbench_takes_the_python_block_defining_modelnew),
+      cmocka_unit_test(test_kernelbench_among_several_blocks_takes_the_modelnew_one),
+      cmocka_unit_test(test_kernelbench_without_a_modelnew_block_says_why),
+      cmocka_unit_test(test_kernelbench_truncated_and_bare_modules),
+      cmocka_unit_test(test_format_names_extensions_and_modelnew_detection),
+      cmocka_unit_test(test_random_kernelbench_replies_never_crash),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,11 @@
  * from the repository root to rewrite the golden files, and review their diff before committing.
  * Also: the facts every prompt must carry (independent of the golden text), a user template with
  * sections, comments and literal braces, the unknown-placeholder error and the other template
- * errors, a task without twin.py or reference.c, bad inputs, and code fences inside exemplars. */
+ * errors, a task without twin.py or reference.c, bad inputs, and code fences inside exemplars.
+ * KernelBench format: a golden prompt (contrastive_kernelbench.txt + rules_kernelbench.txt) for
+ * level1/19_ReLU on cuda with one exemplar; the PyTorch reference shown (twin.py with its make()
+ * note, or an imported task's reference.py), KernelBench's rules, python exemplars, and none of
+ * the C ABI's instructions. */
 #include "harness.h"
 #include <limits.h>
 #include <sys/stat.h>
@@ -113,7 +117,7 @@ static void build_ok(const cl1_prompt_in *in, char **sys, char **user) {
 static void test_golden_cuda(void **st) {
   (void)st;
   cl1_task *t = load("level1/19_ReLU");
-  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, "NVIDIA H200", RELU_EX, 2};
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, "NVIDIA H200", RELU_EX, 2, CL1_FORMAT_CABI};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   check_golden("prompt_level1_19_ReLU_cuda.txt", sys, user);
@@ -124,7 +128,7 @@ static void test_golden_cuda(void **st) {
 static void test_golden_host(void **st) {
   (void)st;
   cl1_task *t = load("level2/76_Gemm_Add_ReLU");
-  cl1_prompt_in in = {t, "host", "test", NULL, NULL, NULL, NULL, 0};
+  cl1_prompt_in in = {t, "host", "test", NULL, NULL, NULL, NULL, 0, CL1_FORMAT_CABI};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   check_golden("prompt_level2_76_Gemm_Add_ReLU_host.txt", sys, user);
@@ -136,7 +140,7 @@ static void test_golden_host(void **st) {
 static void test_content(void **st) {
   (void)st;
   cl1_task *t = load("level1/19_ReLU");
-  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, RELU_EX, 2};
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, RELU_EX, 2, CL1_FORMAT_CABI};
   char *sys, *user, *twin = slurp("suite/level1/19_ReLU/twin.py"),
        *ref = slurp("suite/level1/19_ReLU/reference.c"), *abi = slurp("include/cudal1/solution.h");
   assert_non_null(twin), assert_non_null(ref), assert_non_null(abi);
@@ -223,7 +227,7 @@ static void test_user_template(void **st) {
       "{{exemplars}}\n");
   /* exemplar code holding a placeholder and a fence: inserted verbatim, fenced longer */
   cl1_exemplar ex = {"int a; /* {{task_id}} */\n// ```\n", 2.5, 1};
-  cl1_prompt_in in = {t, "cuda", "large", tpl, NULL, NULL, &ex, 1};
+  cl1_prompt_in in = {t, "cuda", "large", tpl, NULL, NULL, &ex, 1, CL1_FORMAT_CABI};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   assert_string_equal(sys, "Be fast on cuda.");
@@ -248,7 +252,7 @@ static void test_user_template(void **st) {
 static const char *build_err(cl1_task *t, const char *text, char **path_out) {
   static cl1_err err;
   const char *tpl = write_tmp("t.txt", text);
-  cl1_prompt_in in = {t, "cuda", "small", tpl, NULL, NULL, NULL, 0};
+  cl1_prompt_in in = {t, "cuda", "small", tpl, NULL, NULL, NULL, 0, CL1_FORMAT_CABI};
   char *sys = (char *)1, *user = (char *)1;
   memset(&err, 0, sizeof err);
   int rc = cl1_prompt_build(&in, &sys, &user, &err);
@@ -307,7 +311,8 @@ static void test_template_errors(void **st) {
       fail_msg("case %zu: want '%s', got '%s'", i, cases[i].want, e ? e : "success");
   }
   /* a missing template file names it */
-  cl1_prompt_in in = {t, "cuda", "small", "/nonexistent/x.txt", NULL, NULL, NULL, 0};
+  cl1_prompt_in in = {t, "cuda", "small", "/nonexistent/x.txt", NULL, NULL, NULL, 0,
+                      CL1_FORMAT_CABI};
   char *sys, *user;
   cl1_err err = {{0}};
   assert_int_equal(cl1_prompt_build(&in, &sys, &user, &err), -1);
@@ -326,6 +331,119 @@ static void test_template_errors(void **st) {
   cl1_task_free(t);
 }
 
+/* ---- kernelbench ------------------------------------------------------------------------------ */
+
+#define RELU_MODELNEW                                                                           \
+  "import torch\n"                                                                              \
+  "import torch.nn as nn\n"                                                                     \
+  "\n"                                                                                          \
+  "class ModelNew(nn.Module):\n"                                                                \
+  "    def forward(self, x):\n"                                                                 \
+  "        return torch.clamp_min(x, 0)\n"
+
+static const cl1_exemplar RELU_KB_EX[1] = {{RELU_MODELNEW, 1.10, 21}};
+
+static void test_golden_kernelbench(void **st) {
+  (void)st;
+  cl1_task *t = load("level1/19_ReLU");
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, "NVIDIA H200", RELU_KB_EX, 1,
+                      CL1_FORMAT_KERNELBENCH};
+  char *sys, *user;
+  build_ok(&in, &sys, &user);
+  check_golden("prompt_level1_19_ReLU_kernelbench.txt", sys, user);
+  free(sys), free(user);
+  cl1_task_free(t);
+}
+
+/* What a KernelBench prompt must say and must not: checked against the source files. */
+static void test_kernelbench_content(void **st) {
+  (void)st;
+  cl1_task *t = load("level2/76_Gemm_Add_ReLU");
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, RELU_KB_EX, 1,
+                      CL1_FORMAT_KERNELBENCH};
+  char *sys, *user, *twin = slurp("suite/level2/76_Gemm_Add_ReLU/twin.py"),
+                    *ref = slurp("suite/level2/76_Gemm_Add_ReLU/reference.c");
+  assert_non_null(twin), assert_non_null(ref);
+  twin[strlen(twin) - 1] = 0, ref[strlen(ref) - 1] = 0;
+  build_ok(&in, &sys, &user);
+  /* the reference Model's source, and that its make() is no part of the interface */
+  assert_non_null(strstr(user, twin));
+  assert_non_null(strstr(user, "(twin.py)"));
+  assert_non_null(strstr(user, "`make(dims, attrs)`"));
+  assert_non_null(strstr(user, "not part of the interface"));
+  /* KernelBench's rules */
+  assert_non_null(strstr(user, "class ModelNew(nn.Module)"));
+  assert_non_null(strstr(user, "same `__init__` signature as Model"));
+  assert_non_null(strstr(user, "load_inline"));
+  assert_non_null(strstr(user, "Triton"));
+  assert_non_null(strstr(user, "no side streams"));
+  assert_non_null(strstr(user, "Never cache results"));
+  assert_non_null(strstr(user, "ONE fenced code block, tagged ```python"));
+  /* the exemplar as python; the shapes as the module sees them */
+  assert_non_null(strstr(user, "### Solution A — 1.10x the reference\n\n```python\nimport torch"));
+  assert_non_null(strstr(user, "forward() inputs, in order:\n  x: float32 [batch_size, "
+                               "in_features] = [128, 1024]"));
+  assert_non_null(strstr(user, "Model's parameters (state_dict):\n  gemm.weight: float32"));
+  assert_non_null(strstr(sys, "ModelNew"));
+  /* nothing of the C ABI */
+  static const char *const cabi[] = {"cl1_forward", "solution.h", "call->", "cl1_op_", "```c\n",
+                                     "```cuda", "CUDA C++ (.cu)", "cl1_setup"};
+  for (size_t i = 0; i < sizeof cabi / sizeof *cabi; i++) {
+    if (strstr(user, cabi[i])) fail_msg("the kernelbench prompt shows '%s'", cabi[i]);
+    if (strstr(sys, cabi[i])) fail_msg("the kernelbench system prompt shows '%s'", cabi[i]);
+  }
+  assert_null(strstr(user, ref));
+  assert_null(strstr(user, "{{"));
+  free(sys), free(user);
+  /* host: CPU tensors, the first round */
+  in.device = "host", in.shapes = "test", in.exemplars = NULL, in.n_exemplars = 0;
+  build_ok(&in, &sys, &user);
+  assert_non_null(strstr(user, "first round"));
+  assert_non_null(strstr(user, "CPU tensors"));
+  assert_null(strstr(user, "Triton"));
+  assert_null(strstr(user, "Solution A"));
+  free(sys), free(user);
+  free(twin), free(ref);
+  cl1_task_free(t);
+}
+
+/* An imported KernelBench task: its reference.py is the Model shown, without twin.py's make(). */
+static void test_kernelbench_shows_reference_py_when_the_task_has_one(void **st) {
+  (void)st;
+  char dir[400], cmd[1400], out[512], path[480];
+  snprintf(dir, sizeof dir, "%s/level1/19_ReLU", th_tmpdir());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && cp suite/level1/19_ReLU/* %s/", dir, dir);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  static const char refpy[] =
+      "import torch\nimport torch.nn as nn\n\nclass Model(nn.Module):\n"
+      "    def forward(self, x):\n        return torch.relu(x)  # the imported reference\n\n"
+      "def get_inputs():\n    return [torch.randn(16, 16384)]\n\n"
+      "def get_init_inputs():\n    return []\n";
+  snprintf(path, sizeof path, "%s/reference.py", dir);
+  assert_int_equal(th_write(path, refpy), 0);
+  cl1_task *t = NULL;
+  cl1_err err = {{0}};
+  if (cl1_task_load(dir, &t, &err)) fail_msg("%s", err.msg);
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, 0, CL1_FORMAT_KERNELBENCH};
+  char *sys, *user;
+  build_ok(&in, &sys, &user);
+  assert_non_null(strstr(user, "# the imported reference"));
+  assert_non_null(strstr(user, "def get_init_inputs():"));
+  assert_non_null(strstr(user, "(reference.py)"));
+  assert_null(strstr(user, "def make("));
+  assert_null(strstr(user, "make(dims, attrs)"));
+  free(sys), free(user);
+  /* the C ABI prompt of the same task is unchanged by it: twin.py and reference.c */
+  in.format = CL1_FORMAT_CABI;
+  build_ok(&in, &sys, &user);
+  assert_non_null(strstr(user, "def make("));
+  assert_null(strstr(user, "# the imported reference"));
+  free(sys), free(user);
+  cl1_task_free(t);
+  snprintf(cmd, sizeof cmd, "rm -rf %s/level1", th_tmpdir());
+  th_run(cmd, out, sizeof out);
+}
+
 /* A copy of 19_ReLU's folder without one of its files. */
 static void test_missing_files(void **st) {
   (void)st;
@@ -342,7 +460,7 @@ static void test_missing_files(void **st) {
     cl1_task *t = NULL;
     cl1_err err = {{0}};
     if (cl1_task_load(dir, &t, &err)) fail_msg("%s", err.msg);
-    cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, 0};
+    cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, NULL, 0, CL1_FORMAT_CABI};
     char *sys, *user;
     assert_int_equal(cl1_prompt_build(&in, &sys, &user, &err), -1);
     if (!strstr(err.msg, want[k]) || !strstr(err.msg, drop[k]) ||
@@ -375,15 +493,16 @@ static void test_bad_prompt_inputs_are_refused(void **st) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     const cl1_exemplar *ex = cases[i].which == 1 ? &bad_speed : cases[i].which == 2 ? &no_code
                              : cases[i].which == 3 ? many : NULL;
-    cl1_prompt_in in = {t, cases[i].device, cases[i].shapes, NULL, NULL, NULL, ex,
-                        cases[i].n};
+    cl1_prompt_in in = {t, cases[i].device, cases[i].shapes, NULL, NULL, NULL, ex, cases[i].n,
+                        CL1_FORMAT_CABI};
     char *sys, *user;
     cl1_err err = {{0}};
     assert_int_equal(cl1_prompt_build(&in, &sys, &user, &err), -1);
     if (!strstr(err.msg, cases[i].want)) fail_msg("case %zu: got '%s'", i, err.msg);
   }
   /* 26 exemplars are fine: labels A..Z */
-  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, many, CL1_PROMPT_MAX_EXEMPLARS};
+  cl1_prompt_in in = {t, "cuda", "small", NULL, NULL, NULL, many, CL1_PROMPT_MAX_EXEMPLARS,
+                      CL1_FORMAT_CABI};
   char *sys, *user;
   build_ok(&in, &sys, &user);
   assert_non_null(strstr(user, "### Solution Z — 26.00x the reference"));
@@ -413,6 +532,8 @@ int main(void) {
       cmocka_unit_test(test_unknown_placeholder), cmocka_unit_test(test_template_errors),
       cmocka_unit_test(test_missing_files),      cmocka_unit_test(test_bad_prompt_inputs_are_refused),
       cmocka_unit_test(test_prompt_dir_prefers_the_variable),
+      cmocka_unit_test(test_golden_kernelbench),   cmocka_unit_test(test_kernelbench_content),
+      cmocka_unit_test(test_kernelbench_shows_reference_py_when_the_task_has_one),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -3,7 +3,8 @@
  * libcurl. Verdicts and rewards of real candidates, the cache, 400s naming the field, the token,
  * the limits (body, items, a client that goes away, the queue bound, deadlines, idle
  * connections), jobs (submit and poll, bounded, expiring, drained), a kill -9 mid-batch and a restart on the same store, 1,000 concurrent requests,
- * the drain on SIGTERM, the counters, the GPU options' checks. */
+ * the drain on SIGTERM, the counters, the GPU options' checks; "format": "kernelbench" items
+ * and prompts (python ModelNew blocks, .py candidates, exemplars of the same format only). */
 #include "eval_cases.h"
 #include "serve_client.h"
 #include <arpa/inet.h>
@@ -942,6 +943,110 @@ static void test_prompts_show_the_stores_passing_solutions(void **state) {
   }
 }
 
+/* ---- the kernelbench format ------------------------------------------------------------------- */
+
+/* An item of TASK with key: text and, when fmt is not NULL, "format": fmt. */
+static cJSON *kb_item(int id, const char *key, const char *text, const char *fmt) {
+  cJSON *it = cJSON_CreateObject();
+  cJSON_AddNumberToObject(it, "id", id);
+  cJSON_AddStringToObject(it, "task", TASK);
+  cJSON_AddStringToObject(it, key, text);
+  if (fmt) cJSON_AddStringToObject(it, "format", fmt);
+  return it;
+}
+
+/* Completions parsed for ModelNew, code written as .py. This branch's evaluator runs .cu/.c files
+ * only: it refuses a .py candidate by its name (infra_error naming the file); an evaluator with
+ * the Python path judges it instead, and then it was not compiled as C (no compile_error). */
+static void test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py(void **state) {
+  (void)state;
+  static const char modelnew[] = "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
+                                 "    def forward(self, x):\n        return torch.relu(x)\n";
+  char kb_reply[1024], raw[1024], c_reply[9000];
+  snprintf(kb_reply, sizeof kb_reply, "## Code Implementation\n```python\n%s```\n", modelnew);
+  snprintf(raw, sizeof raw, "%s# raw code\n", modelnew);
+  snprintf(c_reply, sizeof c_reply, "## Code Implementation\n```c\n%s```\n",
+           file_text("tests/legit/host/19_ReLU.c"));
+  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
+  cJSON_AddItemToArray(a, kb_item(0, "completion", c_reply, "kernelbench"));
+  cJSON_AddItemToArray(a, kb_item(1, "completion", kb_reply, "kernelbench"));
+  cJSON_AddItemToArray(a, kb_item(2, "code", raw, "kernelbench"));
+  cJSON_AddItemToArray(a, kb_item(3, "completion", c_reply, "cabi"));
+  char *body = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);
+  free(body);
+  cJSON *doc;
+  const cJSON *c_as_kb = result(&r, &doc, 0), *res = cJSON_GetObjectItem(doc, "results");
+  assert_string_equal(str(c_as_kb, "verdict"), "no_code");
+  assert_non_null(strstr(str(c_as_kb, "feedback"),
+                         "the reply has no python code block defining class ModelNew"));
+  for (int i = 1; i <= 2; i++) {
+    const cJSON *x = cJSON_GetArrayItem(res, i);
+    if (!strcmp(str(x, "status"), "infra_error")) {
+      if (!strstr(str(x, "feedback"), ".py: "))
+        fail_msg("item %d: not refused as a .py file: %s", i, str(x, "feedback"));
+    } else {
+      assert_string_equal(str(x, "status"), "ok");
+      assert_string_not_equal(str(x, "verdict"), "no_code");
+      assert_string_not_equal(str(x, "verdict"), "compile_error");
+    }
+  }
+  /* the same C reply in the C ABI (the default format, named here) is code and passes */
+  assert_string_equal(str(cJSON_GetArrayItem(res, 3), "verdict"), "pass");
+  cJSON_Delete(doc);
+  free(r.body);
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"" TASK "\",\"code\":\"x\",\"format\":\"python\"}]}",
+             "items[0].format: expected cabi or kernelbench");
+  expect_400("{\"items\":[{\"id\":1,\"task\":\"" TASK "\",\"code\":\"x\"},{\"id\":2,\"task\":\""
+             TASK "\",\"code\":\"x\",\"format\":1}]}",
+             "items[1].format: expected");
+  http(g.port, "/openrlhf/reward", "{\"query\":[\"a\"],\"labels\":[\"" TASK "\"],\"format\":\"x\"}",
+       NULL, &r);
+  assert_int_equal(r.status, 400);
+  assert_non_null(strstr(r.body, "format: expected"));
+  free(r.body);
+}
+
+/* Kernelbench prompts: ModelNew asked for, the PyTorch reference shown, and no C solution among
+ * the exemplars though the store has passing ones (a C prompt of the same request shows them). */
+static void test_kernelbench_prompts_show_only_python_exemplars(void **state) {
+  (void)state;
+  const char *texts[] = {file_text("tests/legit/host/19_ReLU.c")};
+  char *body = items_body(1, "code", texts, false);
+  resp r;
+  http(g.port, "/v1/score", body, NULL, &r);  /* a C pass in the store (or already there) */
+  free(body);
+  free(r.body);
+  const char *reqs[2] = {"{\"tasks\":[\"" TASK "\"],\"exemplars\":2,\"format\":\"kernelbench\"}",
+                         "{\"tasks\":[\"" TASK "\"],\"exemplars\":2,\"format\":\"cabi\"}"};
+  for (int k = 0; k < 2; k++) {
+    http(g.port, "/v1/prompts", reqs[k], NULL, &r);
+    assert_int_equal(r.status, 200);
+    cJSON *doc = cJSON_Parse(r.body);
+    const cJSON *p0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "prompts"), 0);
+    const char *user = str(cJSON_GetArrayItem(cJSON_GetObjectItem(p0, "messages"), 1), "content");
+    int shown = cJSON_GetArraySize(cJSON_GetObjectItem(p0, "exemplar_ids"));
+    if (k == 0) {
+      assert_non_null(strstr(user, "class ModelNew"));
+      assert_non_null(strstr(user, "```python\n\"\"\"twin.py"));
+      assert_null(strstr(user, "cl1_forward"));
+      assert_int_equal(shown, 0);
+      assert_non_null(strstr(user, "first round"));
+    } else {
+      assert_non_null(strstr(user, "cl1_forward"));
+      assert_true(shown >= 1);
+    }
+    cJSON_Delete(doc);
+    free(r.body);
+  }
+  http(g.port, "/v1/prompts", "{\"tasks\":[\"" TASK "\"],\"format\":\"KernelBench\"}", NULL, &r);
+  assert_int_equal(r.status, 400);
+  assert_non_null(strstr(r.body, "format: expected cabi or kernelbench"));
+  free(r.body);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_correct_wrong_and_codeless_items_get_their_verdicts),
@@ -953,6 +1058,8 @@ int main(void) {
       cmocka_unit_test(test_burst_of_concurrent_requests_all_answered),
       cmocka_unit_test(test_openrlhf_reward_answers_rewards_scores_and_logs),
       cmocka_unit_test(test_prompts_show_the_stores_passing_solutions),
+      cmocka_unit_test(test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py),
+      cmocka_unit_test(test_kernelbench_prompts_show_only_python_exemplars),
       cmocka_unit_test(test_token_is_required_when_set),
       cmocka_unit_test(test_network_bind_without_token_exits_2),
       cmocka_unit_test(test_kill_9_mid_batch_then_restart_answers_from_the_store),

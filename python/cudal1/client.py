@@ -26,12 +26,16 @@ class ServiceError(Exception):
         self.message = message
 
 
-def item_id(task, text):
-    """A stable id for (task, completion or code): the same sample keeps its id across retries."""
+def item_id(task, text, format=None):
+    """A stable id for (task, completion or code, format): the same sample keeps its id across
+    retries. The C ABI's ids ("cabi" or None) are those of before formats existed."""
     h = hashlib.sha256()
     h.update(task.encode())
     h.update(b"\0")
     h.update(text.encode())
+    if format not in (None, "cabi"):
+        h.update(b"\0")
+        h.update(str(format).encode())
     return h.hexdigest()[:24]
 
 
@@ -79,7 +83,8 @@ class Client:
 
     def score(self, items, deadline_s=None, fresh=False):
         """items: dicts with "task" and "completion" (a raw policy reply) or "code", optionally
-        "id" and "meta". Returns one result dict per item, in order (see the README)."""
+        "id", "meta" and "format" ("cabi" or "kernelbench"). Returns one result dict per item, in
+        order (see the README)."""
         body, n = self._score_body(items, deadline_s, fresh)
         return self._results(self._request("POST", "/v1/score", body), n)
 
@@ -129,7 +134,8 @@ class Client:
         for it in items:
             it = dict(it)
             if "id" not in it:
-                it["id"] = item_id(it["task"], it.get("completion", it.get("code", "")))
+                it["id"] = item_id(it["task"], it.get("completion", it.get("code", "")),
+                                   it.get("format"))
             if fresh:
                 it["fresh"] = True
             out.append(it)
@@ -138,12 +144,15 @@ class Client:
             body["deadline_s"] = deadline_s
         return body, len(out)
 
-    def prompts(self, tasks, n=1, exemplars=2, seed=1, tau=None):
+    def prompts(self, tasks, n=1, exemplars=2, seed=1, tau=None, format=None):
         """POST /v1/prompts: n contrastive prompts per task, exemplars drawn from the store's
-        passing solutions; rows {"task", "prompt_id", "index", "messages", "exemplar_ids"}."""
+        passing solutions; rows {"task", "prompt_id", "index", "messages", "exemplar_ids"}.
+        format: "kernelbench" for prompts asking for a Python ModelNew (None: the C ABI's)."""
         body = {"tasks": list(tasks), "n": int(n), "exemplars": int(exemplars), "seed": int(seed)}
         if tau is not None:
             body["tau"] = float(tau)
+        if format is not None:
+            body["format"] = format
         res = self._request("POST", "/v1/prompts", body)
         rows = res.get("prompts") if isinstance(res, dict) else None
         if not isinstance(rows, list) or len(rows) != n * len(body["tasks"]):
@@ -170,8 +179,8 @@ class AsyncClient:
     async def score_job(self, items, deadline_s=None, fresh=False, poll_s=1.0, wait_s=None):
         return await asyncio.to_thread(self.sync.score_job, items, deadline_s, fresh, poll_s, wait_s)
 
-    async def prompts(self, tasks, n=1, exemplars=2, seed=1, tau=None):
-        return await asyncio.to_thread(self.sync.prompts, tasks, n, exemplars, seed, tau)
+    async def prompts(self, tasks, n=1, exemplars=2, seed=1, tau=None, format=None):
+        return await asyncio.to_thread(self.sync.prompts, tasks, n, exemplars, seed, tau, format)
 
     async def healthz(self):
         return await asyncio.to_thread(self.sync.healthz)

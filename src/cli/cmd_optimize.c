@@ -39,7 +39,12 @@ static const char usage_head[] =
     "  --samples N           samples per round (default 4)\n"
     "  --exemplars N         earlier solutions shown per prompt (default 2)\n"
     "  --tau T               exemplar bucket temperature (default 1)\n"
-    "  --template FILE       the prompt template (default prompts/contrastive.txt)\n"
+    "  --format cabi|kernelbench  the solutions asked for (default cabi): cabi, a .cu/.c file\n"
+    "                        defining cl1_forward (include/cudal1/solution.h); kernelbench, a\n"
+    "                        Python file defining class ModelNew that replaces the task's\n"
+    "                        PyTorch Model (load_inline, Triton or PyTorch), evaluated as .py\n"
+    "  --template FILE       the prompt template (default prompts/contrastive.txt, with\n"
+    "                        kernelbench prompts/contrastive_kernelbench.txt)\n"
     "  --parallel-tasks N    tasks generating at once (default 4)\n"
     "  --compile-jobs N      CUDA compiles ahead of the evaluation queue (default 4)\n"
     "evaluation (shared with cudal1 eval):\n";
@@ -112,9 +117,9 @@ static int add_suite(cl1_optimize_opts *o, const char *level, char **owned, int 
 static bool takes_value(const char *a) {
   static const char *const names[] = {
       "--suite", "--resume", "--backend", "--base-url", "--model", "--replay", "--db", "--out",
-      "--template", "--rounds", "--samples", "--exemplars", "--parallel-tasks", "--compile-jobs",
-      "--max-tokens", "--concurrency", "--retries", "--seed", "--review-threshold", "--tau",
-      "--temperature", "--top-p", "--timeout"};
+      "--template", "--format", "--rounds", "--samples", "--exemplars", "--parallel-tasks",
+      "--compile-jobs", "--max-tokens", "--concurrency", "--retries", "--seed",
+      "--review-threshold", "--tau", "--temperature", "--top-p", "--timeout"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (!strcmp(a, names[i])) return true;
   return false;
@@ -219,6 +224,12 @@ static int parse_text(opt_args *a, const char *f, const char *val) {
   else if (!strcmp(f, "--db")) o->db_path = val;
   else if (!strcmp(f, "--out")) o->out_dir = val;
   else if (!strcmp(f, "--template")) o->template_path = val;
+  else if (!strcmp(f, "--format")) {
+    if (cl1_format_parse(val, &o->format)) {
+      fprintf(stderr, "cudal1 optimize: --format: expected cabi or kernelbench, got '%s'\n", val);
+      return 2;
+    }
+  }
   else return -1;
   return 0;
 }

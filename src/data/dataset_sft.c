@@ -118,13 +118,15 @@ static int put_sft_row(const cl1_dataset_sft_opts *o, const row *r, const char *
   return rc;
 }
 
-/* Appends task ids[t]'s passing solutions at or above min_speedup to *rows. */
+/* Appends task ids[t]'s passing C ABI solutions at or above min_speedup to *rows. */
 static int collect(const cl1_dataset_sft_opts *o, char *const *ids, int t, row **rows, int *n, int *cap,
                    cl1_dataset_sft_stats *st, cl1_err *err) {
   cl1_store_success *s = NULL;
   int k = 0;
   if (cl1_store_successes(o->store, ids[t], o->device, o->shapes, &s, &k, err)) return -1;
   for (int i = 0; i < k; i++) {
+    /* the rows' prompt asks for the C ABI: a KernelBench module is no answer to it */
+    if (cl1_format_of_source(s[i].source) != CL1_FORMAT_CABI) continue;
     if (s[i].speedup < o->min_speedup) {
       st->below_min++;
       continue;

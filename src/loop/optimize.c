@@ -265,8 +265,9 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
   j->task = task;
   j->sample_id = sample_id;
   j->replayed = replayed;
+  /* the extension tells the evaluator the solution's format */
   snprintf(j->path, sizeof j->path, "%s/sample-%lld.%s", L->tmpdir, (long long)sample_id,
-           L->backend == CL1_BACKEND_CUDA ? "cu" : "c");
+           cl1_format_ext(L->o->format, L->backend));
   /* through the one writer: this closed the FILE a second time when fclose failed */
   if (cl1_file_write_atomic(j->path, code, err)) {
     free(j->code);
@@ -274,7 +275,10 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
     return -1;
   }
   L->inflight[task]++;
-  q_push(L->backend == CL1_BACKEND_CUDA && L->o->compile_jobs > 0 ? &L->compile_q : &L->eval_q, j);
+  /* a Python module builds its kernels when the evaluator imports it: nothing to compile ahead */
+  bool ahead = L->backend == CL1_BACKEND_CUDA && L->o->compile_jobs > 0 &&
+               L->o->format == CL1_FORMAT_CABI;
+  q_push(ahead ? &L->compile_q : &L->eval_q, j);
   pthread_cond_broadcast(&L->cv);
   return 0;
 }
@@ -287,7 +291,7 @@ int cl1_opt_build_prompt(cl1_opt_loop *L, int t, int r, char **prompt_text, char
   const cl1_optimize_opts *o = L->o;
   cl1_prompt_req req = {.in = {.task = L->task[t], .device = o->device, .shapes = o->shapes,
                                .template_path = o->template_path,
-                               .gpu = L->gpu[0] ? L->gpu : NULL},
+                               .gpu = L->gpu[0] ? L->gpu : NULL, .format = o->format},
                         .store = L->store, .k = o->exemplars, .tau = o->tau, .seed = o->seed,
                         .stream = (uint64_t)r};
   if (cl1_prompt_for_task(&req, system, user, ids_json, err)) return -1;
@@ -319,7 +323,8 @@ int cl1_opt_take_completion(cl1_opt_loop *L, int t, int64_t round_id, int idx, c
     return rc;
   }
   const char *text = c->content ? c->content : "";
-  if (cl1_parse_reply(text, strlen(text), cl1_backend_name(L->backend), &p, err)) {
+  if (cl1_parse_reply(text, strlen(text), cl1_format_parse_lang(L->o->format, L->backend), &p,
+                      err)) {
     cl1_parsed_free(&p);
     return -1;
   }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "../base/err.h"
 #include "../policy/policy.h"
+#include "format.h"
 
 #define CL1_OPT_MAX_TASKS 300
 
@@ -24,7 +25,8 @@ typedef struct {
   const char *shapes;              /* "test" | "small" | "large" */
   const char *db_path;
   const char *out_dir;             /* best solutions go to <out_dir>/run-<id>/ */
-  const char *template_path;       /* NULL: the default prompt */
+  const char *template_path;       /* NULL: the format's default prompt */
+  cl1_format format;               /* the solutions asked for: cabi (.cu/.c) or kernelbench (.py) */
   cl1_policy_opts policy;
   int parallel_tasks;              /* tasks generating at once */
   int compile_jobs;                /* CPU compile pool (cuda; host compiles in the eval queue) */

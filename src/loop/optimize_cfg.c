@@ -50,6 +50,7 @@ char *cl1_optimize_config_json(const cl1_optimize_opts *o) {
   cJSON_AddStringToObject(c, "shapes", o->shapes);
   cJSON_AddStringToObject(c, "out_dir", o->out_dir);
   if (o->template_path) cJSON_AddStringToObject(c, "template", o->template_path);
+  cJSON_AddStringToObject(c, "format", cl1_format_name(o->format));
   cJSON_AddNumberToObject(c, "parallel_tasks", o->parallel_tasks);
   cJSON_AddNumberToObject(c, "compile_jobs", o->compile_jobs);
   char seed[24];
@@ -113,6 +114,12 @@ int cl1_optimize_config_parse(const char *json, cl1_optimize_opts *o, cl1_err *e
   o->shapes = str_or(c, "shapes", o->shapes);
   o->out_dir = str_or(c, "out_dir", o->out_dir);
   o->template_path = str_or(c, "template", NULL);
+  /* runs from before --format asked for the C ABI */
+  const char *fmt = str_or(c, "format", "cabi");
+  if (cl1_format_parse(fmt, &o->format)) {
+    cJSON_Delete(c);
+    return cl1_err_set(err, "the run's config: format: expected cabi or kernelbench, got '%s'", fmt);
+  }
   o->parallel_tasks = (int)num_or(c, "parallel_tasks", o->parallel_tasks);
   o->compile_jobs = (int)num_or(c, "compile_jobs", o->compile_jobs);
   o->seed = strtoull(str_or(c, "seed", "1"), NULL, 10);
@@ -156,6 +163,12 @@ static int check_opts(const cl1_optimize_opts *o, cl1_err *err) {
     return cl1_err_set(err, "--device: expected cuda or host, got '%s'", o->device);
   if (cl1_shapes_parse(o->shapes) < 0)
     return cl1_err_set(err, "--shapes: expected test, small or large, got '%s'", o->shapes);
+  if (o->format != CL1_FORMAT_CABI && o->format != CL1_FORMAT_KERNELBENCH)
+    return cl1_err_set(err, "--format: expected cabi or kernelbench");
+  /* prompts/review.txt explains the C ABI's ways to fake a speedup, not a Python module's */
+  if (o->review && o->format == CL1_FORMAT_KERNELBENCH)
+    return cl1_err_set(err, "--review reviews C ABI solutions (prompts/review.txt); it cannot be "
+                            "used with --format kernelbench");
   if (o->rounds < 1 || o->samples < 1 || o->exemplars < 0 || !(o->tau > 0) ||
       o->parallel_tasks < 1 || o->compile_jobs < 0)
     return cl1_err_set(err, "rounds, samples and parallel tasks must be >= 1, exemplars and "
@@ -237,7 +250,7 @@ void cl1_opt_cleanup(cl1_opt_loop *L) {
 
 /* ---- outputs ------------------------------------------------------------------------------ */
 
-/* out/run-<id>/<level>/<name>.cu|c for every task with a passing solution in this run, and
+/* out/run-<id>/<level>/<name>.cu|c|py for every task with a passing solution in this run, and
  * out/run-<id>/summary.json. */
 int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err) {
   const cl1_optimize_opts *o = L->o;
@@ -252,6 +265,7 @@ int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err) {
   cJSON_AddStringToObject(doc, "device", o->device);
   if (L->gpu[0]) cJSON_AddStringToObject(doc, "gpu", L->gpu);
   cJSON_AddStringToObject(doc, "shapes", o->shapes);
+  cJSON_AddStringToObject(doc, "format", cl1_format_name(o->format));
   cJSON_AddStringToObject(doc, "db", o->db_path);
   int rc = 0;
   L->st->tasks_improved = 0;
@@ -266,7 +280,7 @@ int cl1_opt_write_outputs(cl1_opt_loop *L, cl1_err *err) {
       snprintf(path, sizeof path, "%s/level%d", dir, L->task[t]->level);
       rc = cl1_file_mkdirs(path, err) || cl1_store_solution_source(L->store, sol, &src, err);
       snprintf(path, sizeof path, "%s/level%d/%s.%s", dir, L->task[t]->level, L->task[t]->name,
-               L->backend == CL1_BACKEND_CUDA ? "cu" : "c");
+               cl1_format_ext(o->format, L->backend));
       if (!rc) rc = cl1_file_write_atomic(path, src, err);
       free(src);
       cJSON_AddNumberToObject(row, "best_speedup", best);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "format.h"
 
 #define MAX_DEPTH 32 /* deeper fence nesting is read as content: no real reply nests this far */
 
@@ -38,6 +39,7 @@ typedef struct {
   const char *t;
   size_t n;
   bool host;
+  bool kb;           /* kernelbench: python blocks that define class ModelNew */
   blk *b;            /* closed blocks, in closing order */
   int nb, bcap;
   hd *h;
@@ -91,11 +93,14 @@ static bool blank(const char *s, size_t n) {
   return true;
 }
 
-static bool tag_ok(const char *tag, bool host) {
+static bool tag_ok(const char *tag, const scan *sc) {
   static const char *const cuda[] = {"", "cuda", "cu", "cuh", "cpp", "c++", "cxx", "cc", "c"};
-  if (host) return !strcmp(tag, "") || !strcmp(tag, "c");
-  for (size_t i = 0; i < sizeof cuda / sizeof *cuda; i++)
-    if (!strcmp(tag, cuda[i])) return true;
+  static const char *const py[] = {"", "python", "py", "python3"};
+  const char *const *ok = sc->kb ? py : cuda;
+  size_t n = sc->kb ? sizeof py / sizeof *py : sizeof cuda / sizeof *cuda;
+  if (sc->host && !sc->kb) return !strcmp(tag, "") || !strcmp(tag, "c");
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(tag, ok[i])) return true;
   return false;
 }
 
@@ -205,7 +210,7 @@ static void open_block(scan *sc, size_t off, size_t next, int line, char fc, int
   memset(b, 0, sizeof *b);
   b->open_off = off, b->cstart = next, b->line = line, b->fc = fc, b->flen = flen;
   snprintf(b->tag, sizeof b->tag, "%s", tag);
-  b->ok = tag_ok(tag, sc->host);
+  b->ok = tag_ok(tag, sc);
 }
 
 static void scan_line(scan *sc, size_t off, size_t end, size_t next, int line) {
@@ -263,9 +268,11 @@ static void section_ends(scan *sc) {
   }
 }
 
-/* Complete code: an accepted language, not a wrapper, not blank. */
+/* Complete code: an accepted language, not a wrapper, not blank; for kernelbench, a block that
+ * defines class ModelNew (a reply often adds a usage snippet or a test after the module). */
 static bool candidate(const scan *sc, const blk *b) {
-  return b->ok && !b->wrapper && !blank(sc->t + b->cstart, b->cend - b->cstart);
+  if (!b->ok || b->wrapper || blank(sc->t + b->cstart, b->cend - b->cstart)) return false;
+  return !sc->kb || cl1_format_defines_modelnew(sc->t + b->cstart, b->cend - b->cstart);
 }
 
 static int by_open(const void *x, const void *y) {
@@ -376,9 +383,19 @@ static char *analysis(const scan *sc, size_t code_at) {
   return buf;
 }
 
+/* A Python module (kernelbench): it starts like one and defines class ModelNew. */
+static bool bare_python(const scan *sc, size_t a, size_t b) {
+  static const char *const starts[] = {"import ", "from ", "#", "\"\"\"", "'''", "class ", "@"};
+  if (!cl1_format_defines_modelnew(sc->t + a, b - a)) return false;
+  for (size_t i = 0; i < sizeof starts / sizeof *starts; i++)
+    if (b - a >= strlen(starts[i]) && !strncmp(sc->t + a, starts[i], strlen(starts[i])))
+      return true;
+  return false;
+}
+
 /* No fences at all: the text after the last Code Implementation heading (else all of it) is a
  * source file when it starts like one, ends like one, includes a header and defines
- * cl1_forward. Returns the file's start, or n when it is not one. */
+ * cl1_forward (kernelbench: bare_python). Returns the file's start, or n when it is not one. */
 static size_t bare_file(const scan *sc) {
   size_t a = 0, b = sc->n;
   for (int i = sc->nh - 1; i >= 0; i--)
@@ -387,6 +404,7 @@ static size_t bare_file(const scan *sc) {
       break;
     }
   trim(sc->t, &a, &b);
+  if (sc->kb) return a < b && bare_python(sc, a, b) ? a : sc->n;
   if (a >= b || !memmem(sc->t + a, b - a, "cl1_forward", 11) ||
       !memmem(sc->t + a, b - a, "#include", 8))
     return sc->n;
@@ -530,7 +548,12 @@ static int parse_scanned(scan *sc, cl1_parsed *out, cl1_err *err) {
     }
   }
   out->status = CL1_PARSE_NO_CODE;
-  if (sc->nb == 0 && sc->n_fences == 0)
+  if (sc->kb) {
+    char tags[128];
+    seen_tags(sc, tags, sizeof tags);
+    snprintf(out->note, sizeof out->note, "the reply has no python code block defining class "
+             "ModelNew (blocks seen: %s)", sc->nb ? tags : "none");
+  } else if (sc->nb == 0 && sc->n_fences == 0)
     snprintf(out->note, sizeof out->note, "no fenced code block and the reply is not a source "
              "file");
   else {
@@ -546,13 +569,14 @@ int cl1_parse_reply(const char *text, size_t len, const char *lang, cl1_parsed *
                     cl1_err *err) {
   if (!out) return cl1_err_set(err, "reply parser: out is NULL");
   memset(out, 0, sizeof *out);
-  if (!lang || (strcmp(lang, "cuda") && strcmp(lang, "host")))
-    return cl1_err_set(err, "reply parser: language '%s' is not cuda or host",
+  if (!lang || (strcmp(lang, "cuda") && strcmp(lang, "host") && strcmp(lang, "kernelbench")))
+    return cl1_err_set(err, "reply parser: language '%s' is not cuda, host or kernelbench",
                        lang ? lang : "(null)");
   if (!text && len) return cl1_err_set(err, "reply parser: text is NULL with length %zu", len);
   scan sc;
   memset(&sc, 0, sizeof sc);
   sc.t = text ? text : "", sc.n = len, sc.host = !strcmp(lang, "host");
+  sc.kb = !strcmp(lang, "kernelbench");
   if (len > CL1_PARSE_MAX_REPLY) {
     out->status = CL1_PARSE_TOO_LARGE;
     snprintf(out->note, sizeof out->note, "the reply is %zu bytes, over the %zu-byte limit", len,

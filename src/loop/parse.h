@@ -1,8 +1,8 @@
 /* parse.h — the policy's reply, taken apart: the solution file (the last complete fenced code
- * block, preferring the "Code Implementation" section) and the analysis (the "Performance
- * Analysis" and "Algorithm Design" sections). A reply that yields no usable code gets a status
- * that says why — it becomes the sample's status in the store — and never a crash, whatever the
- * bytes. */
+ * block, preferring the "Code Implementation" section; a C ABI file or KernelBench's ModelNew
+ * module) and the analysis (the "Performance Analysis" and "Algorithm Design" sections). A reply
+ * that yields no usable code gets a status that says why — it becomes the sample's status in the
+ * store — and never a crash, whatever the bytes. */
 #ifndef CL1_PARSE_H
 #define CL1_PARSE_H
 #include <stdbool.h>
@@ -36,8 +36,11 @@ typedef struct {
   char note[256];    /* a sentence: where the code came from, or why there is none */
 } cl1_parsed;
 
-/* Parses `len` bytes of `text` (NUL bytes allowed inside) for the backend `lang`: "cuda" accepts
- * blocks tagged cuda, cu, cpp, c++, cxx, cc, c, or untagged; "host" accepts c or untagged.
+/* Parses `len` bytes of `text` (NUL bytes allowed inside) for `lang`: "cuda" accepts blocks
+ * tagged cuda, cu, cpp, c++, cxx, cc, c, or untagged; "host" accepts c or untagged;
+ * "kernelbench" (format.h) accepts python, py, python3 or untagged blocks that define class
+ * ModelNew (the last such block, as for the others; no such block: no_code with the note "the
+ * reply has no python code block defining class ModelNew (blocks seen: ...)").
  * Fences are ``` or ~~~ of 3 or more, closed by the same character at least as long; a fenced
  * line with a language tag inside an open block opens a nested block (a markdown answer that
  * wraps its code). Returns 0 with out->status set for every reply; -1 with err only for bad

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "../base/file.h"
 #include "../base/proc.h"
+#include "format.h"
 
 #define MAX_FILE ((long)4 << 20) /* twin, reference, header, template: none is near this */
 
@@ -134,15 +135,16 @@ static void abi_default(char *out, size_t n) {
 enum {
   V_TASK_ID, V_TASK_NAME, V_LEVEL, V_DESCRIPTION, V_NOTES, V_TWIN, V_REFERENCE, V_ABI, V_RULES,
   V_LANGUAGE, V_FENCE, V_DEVICE, V_GPU, V_SHAPES_NAME, V_SHAPES, V_TOLERANCE, V_EXEMPLARS,
-  V_N_EXEMPLARS, V_BEST_SPEEDUP, V_N
+  V_N_EXEMPLARS, V_BEST_SPEEDUP, V_FORMAT, V_MODEL, V_MODEL_FILE, V_MODEL_SHAPES, V_N
 };
 static const char *const var_names[V_N] = {
     "task_id", "task_name", "level", "description", "notes", "twin", "reference", "abi", "rules",
     "language", "fence", "device", "gpu", "shapes_name", "shapes", "tolerance", "exemplars",
-    "n_exemplars", "best_speedup"};
+    "n_exemplars", "best_speedup", "format", "model", "model_file", "model_shapes"};
 
-enum { C_CUDA, C_HOST, C_EXEMPLARS, C_NOTES, C_GPU, C_N };
-static const char *const cond_names[C_N] = {"cuda", "host", "exemplars", "notes", "gpu"};
+enum { C_CUDA, C_HOST, C_EXEMPLARS, C_NOTES, C_GPU, C_CABI, C_KERNELBENCH, C_MAKE_HELPER, C_N };
+static const char *const cond_names[C_N] = {"cuda", "host", "exemplars", "notes", "gpu", "cabi",
+                                            "kernelbench", "make_helper"};
 
 static int lookup(const char *const *names, int n, const char *s, size_t len) {
   for (int i = 0; i < n; i++)
@@ -160,6 +162,8 @@ static void list_names(char *buf, size_t cap, const char *const *names, int n) {
 typedef struct {
   const cl1_prompt_in *in;
   bool host;
+  bool kb;             /* kernelbench format */
+  bool model_is_twin;  /* the PyTorch reference shown is twin.py (no reference.py) */
   int set;
   cl1_inst *inst;
   int *order;          /* exemplars, slowest first */
@@ -363,6 +367,53 @@ static void fmt_shapes(const ctx *c, sbuf *b) {
     sb_printf(b, "  [%d] %s = %.10g\n", i, in->attrs[i].name, in->attrs[i].value);
 }
 
+/* The PyTorch reference: the task's reference.py (an imported KernelBench task), else twin.py. */
+static void model_path(const ctx *c, char *out, size_t n) {
+  snprintf(out, n, "%s/%s", c->in->task->dir, c->model_is_twin ? "twin.py" : "reference.py");
+}
+
+/* "f32" -> "float32", "bf16" -> "bfloat16", "i64" -> "int64", "u8" -> "uint8": torch's names. */
+static void torch_dtype(int dtype, char *out, size_t n) {
+  const char *d = cl1_dtype_name(dtype);
+  const char *pre = d[0] == 'f' ? "float" : d[0] == 'i' ? "int" : d[0] == 'u' ? "uint"
+                  : !strncmp(d, "bf", 2) ? "bfloat" : NULL;
+  if (!pre) snprintf(out, n, "%s", d);
+  else snprintf(out, n, "%s%s", pre, d + (pre[0] == 'b' ? 2 : 1));
+}
+
+static void fmt_torch_tensors(sbuf *b, const char *what, const cl1_tensor_spec *sp,
+                              const cl1_tinst *ti, int n, int max) {
+  sb_printf(b, "%s:%s\n", what, n ? "" : " none");
+  for (int i = 0; i < n && i < max; i++) {
+    char dt[16];
+    torch_dtype(sp[i].dtype, dt, sizeof dt);
+    sb_printf(b, "  %s: %s ", sp[i].name, dt);
+    fmt_dims(b, &sp[i], &ti[i]);
+    sb_puts(b, "\n");
+  }
+  if (n > max) sb_printf(b, "  ... and %d more\n", n - max);
+}
+
+/* The shape set in the terms of a PyTorch module: forward's inputs and what it returns, Model's
+ * parameters (by state_dict name: a whole network has hundreds, so only the first few), and the
+ * attrs. */
+static void fmt_model_shapes(const ctx *c, sbuf *b) {
+  const cl1_task *t = c->in->task;
+  const cl1_inst *in = c->inst;
+  sb_printf(b, "Shape set \"%s\":", cl1_shapes_name(c->set));
+  for (int i = 0; i < t->n_dims; i++)
+    sb_printf(b, "%s %s = %lld", i ? "," : "", t->dim_names[i], (long long)t->dims[c->set][i]);
+  sb_puts(b, t->n_dims ? "\n" : " no dims\n");
+  fmt_torch_tensors(b, "forward() inputs, in order", t->inputs, in->inputs, t->n_inputs,
+                    CL1_TASK_MAX_TENSORS);
+  fmt_torch_tensors(b, t->n_outputs > 1 ? "forward() returns a tuple of" : "forward() returns",
+                    t->outputs, in->outputs, t->n_outputs, CL1_TASK_MAX_TENSORS);
+  fmt_torch_tensors(b, "Model's parameters (state_dict)", t->params, in->params, t->n_params, 16);
+  sb_printf(b, "attrs:%s\n", in->n_attrs ? "" : " none");
+  for (int i = 0; i < in->n_attrs; i++)
+    sb_printf(b, "  %s = %.10g\n", in->attrs[i].name, in->attrs[i].value);
+}
+
 /* The longest run of backticks in s, so the fence around it can be longer. */
 static int longest_backticks(const char *s) {
   int best = 0, run = 0;
@@ -371,6 +422,11 @@ static int longest_backticks(const char *s) {
     if (run > best) best = run;
   }
   return best;
+}
+
+/* The code block tag of solutions in this prompt's format. */
+static const char *fence_tag(const ctx *c) {
+  return c->kb ? "python" : c->host ? "c" : "cuda";
 }
 
 static void fmt_exemplars(const ctx *c, sbuf *b) {
@@ -385,7 +441,7 @@ static void fmt_exemplars(const ctx *c, sbuf *b) {
     while (n && isspace((unsigned char)e->code[n - 1])) n--;
     sb_printf(b, "%s### Solution %c — %s the reference\n\n", j ? "\n" : "", 'A' + j, sp);
     for (int k = 0; k < fence; k++) sb_puts(b, "`");
-    sb_printf(b, "%s\n", c->host ? "c" : "cuda");
+    sb_printf(b, "%s\n", fence_tag(c));
     sb_put(b, e->code, n);
     sb_puts(b, "\n");
     for (int k = 0; k < fence; k++) sb_puts(b, "`");
@@ -423,7 +479,8 @@ static int value(ctx *c, int id, const char **out, cl1_err *err) {
   case V_RULES: {
     if (c->in_rules) return cl1_err_set(err, "the rules file cannot use {{rules}}");
     if (in->rules_path) snprintf(path, sizeof path, "%s", in->rules_path);
-    else snprintf(path, sizeof path, "%s/rules.txt", cl1_prompt_dir());
+    else snprintf(path, sizeof path, "%s/%s", cl1_prompt_dir(),
+                  c->kb ? "rules_kernelbench.txt" : "rules.txt");
     size_t n;
     char *text;
     if (read_file(path, "the rules file", &text, &n, err)) return -1;
@@ -437,8 +494,18 @@ static int value(ctx *c, int id, const char **out, cl1_err *err) {
     }
     break;
   }
-  case V_LANGUAGE: sb_puts(&b, c->host ? "C11 (.c)" : "CUDA C++ (.cu)"); break;
-  case V_FENCE: sb_puts(&b, c->host ? "c" : "cuda"); break;
+  case V_LANGUAGE:
+    sb_puts(&b, c->kb ? "Python (.py)" : c->host ? "C11 (.c)" : "CUDA C++ (.cu)");
+    break;
+  case V_FENCE: sb_puts(&b, fence_tag(c)); break;
+  case V_FORMAT: sb_puts(&b, cl1_format_name(in->format)); break;
+  case V_MODEL:
+    model_path(c, path, sizeof path);
+    if (read_file(path, "the PyTorch reference", &v, NULL, err))
+      return cl1_err_wrap(err, "task %s", t->id);
+    break;
+  case V_MODEL_FILE: sb_puts(&b, c->model_is_twin ? "twin.py" : "reference.py"); break;
+  case V_MODEL_SHAPES: fmt_model_shapes(c, &b); break;
   case V_DEVICE: sb_puts(&b, c->host ? "host" : "cuda"); break;
   case V_GPU: sb_puts(&b, in->gpu ? in->gpu : ""); break;
   case V_SHAPES_NAME: sb_puts(&b, cl1_shapes_name(c->set)); break;
@@ -474,6 +541,9 @@ static bool cond(const ctx *c, int id) {
   case C_EXEMPLARS: return c->in->n_exemplars > 0;
   case C_NOTES: return c->in->task->notes && *c->in->task->notes;
   case C_GPU: return c->in->gpu && *c->in->gpu;
+  case C_CABI: return !c->kb;
+  case C_KERNELBENCH: return c->kb;
+  case C_MAKE_HELPER: return c->model_is_twin;
   }
   return false;
 }
@@ -576,6 +646,9 @@ static int check_in(const cl1_prompt_in *in, int *set, cl1_err *err) {
   if (!in->device || (strcmp(in->device, "cuda") && strcmp(in->device, "host")))
     return cl1_err_set(err, "prompt for %s: device '%s' is not cuda or host", t->id,
                        in->device ? in->device : "(null)");
+  if (in->format != CL1_FORMAT_CABI && in->format != CL1_FORMAT_KERNELBENCH)
+    return cl1_err_set(err, "prompt for %s: format %d is not cabi or kernelbench", t->id,
+                       (int)in->format);
   if (!in->shapes || (*set = cl1_shapes_parse(in->shapes)) < 0)
     return cl1_err_set(err, "prompt for %s: shape set '%s' is not test, small or large", t->id,
                        in->shapes ? in->shapes : "(null)");
@@ -607,6 +680,10 @@ int cl1_prompt_build(const cl1_prompt_in *in, char **system, char **user, cl1_er
   c.in = in;
   if (check_in(in, &c.set, err)) return -1;
   c.host = !strcmp(in->device, "host");
+  c.kb = in->format == CL1_FORMAT_KERNELBENCH;
+  char ref_py[PATH_MAX + 32];
+  snprintf(ref_py, sizeof ref_py, "%s/reference.py", in->task->dir);
+  c.model_is_twin = !is_file(ref_py);
   c.inst = malloc(sizeof *c.inst);
   c.order = malloc((size_t)(in->n_exemplars + 1) * sizeof *c.order);
   if (!c.inst || !c.order) {
@@ -623,7 +700,8 @@ int cl1_prompt_build(const cl1_prompt_in *in, char **system, char **user, cl1_er
   char path[PATH_MAX + 32], *text = NULL;
   size_t n = 0;
   if (in->template_path) snprintf(path, sizeof path, "%s", in->template_path);
-  else snprintf(path, sizeof path, "%s/contrastive.txt", cl1_prompt_dir());
+  else snprintf(path, sizeof path, "%s/%s", cl1_prompt_dir(),
+                c.kb ? "contrastive_kernelbench.txt" : "contrastive.txt");
   int rc = cl1_task_instance(in->task, c.set, c.inst, err);
   if (rc) cl1_err_wrap(err, "prompt for %s", in->task->id);
   if (!rc && (rc = read_file(path, "the prompt template", &text, &n, err)) && !in->template_path)

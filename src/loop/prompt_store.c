@@ -31,17 +31,22 @@ int cl1_prompt_for_task(const cl1_prompt_req *r, char **system, char **user, cha
   if (k && cl1_store_successes(r->store, task_id, r->in.device, r->in.shapes, &rows, &n, err))
     return -1;
   double *sp = calloc((size_t)n + 1, sizeof *sp);
+  int *row = calloc((size_t)n + 1, sizeof *row); /* the rows in the prompt's format */
   int *pick = calloc((size_t)k + 1, sizeof *pick);
   cl1_exemplar *ex = calloc((size_t)k + 1, sizeof *ex);
   cJSON *ids = cJSON_CreateArray();
-  if (!sp || !pick || !ex || !ids) { cl1_err_set(err, "out of memory"); goto out; }
-  for (int i = 0; i < n; i++) sp[i] = rows[i].speedup;
+  if (!sp || !row || !pick || !ex || !ids) { cl1_err_set(err, "out of memory"); goto out; }
+  /* a solution of the other format is no example of the file asked for */
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (cl1_format_of_source(rows[i].source) == r->in.format) sp[m] = rows[i].speedup, row[m++] = i;
   cl1_exemplar_rng rng = {r->seed ^ fnv1a(task_id) ^ (r->stream << 48), 0};
-  int got = n ? cl1_exemplar_pick(sp, n, k, r->tau, cl1_exemplar_rng_u01, &rng, pick, err) : 0;
+  int got = m ? cl1_exemplar_pick(sp, m, k, r->tau, cl1_exemplar_rng_u01, &rng, pick, err) : 0;
   if (got < 0) goto out;
   for (int i = 0; i < got; i++) {
-    ex[i] = (cl1_exemplar){rows[pick[i]].source, rows[pick[i]].speedup, rows[pick[i]].solution_id};
-    cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)rows[pick[i]].solution_id));
+    const cl1_store_success *w = &rows[row[pick[i]]];
+    ex[i] = (cl1_exemplar){w->source, w->speedup, w->solution_id};
+    cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)w->solution_id));
   }
   cl1_prompt_in in = r->in;
   in.exemplars = ex;
@@ -57,6 +62,7 @@ int cl1_prompt_for_task(const cl1_prompt_req *r, char **system, char **user, cha
 out:
   cJSON_Delete(ids);
   free(sp);
+  free(row);
   free(pick);
   free(ex);
   cl1_store_successes_free(rows, n);

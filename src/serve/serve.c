@@ -116,7 +116,7 @@ static cl1_serve_item *find_leader(cl1_serve *svc, const cl1_serve_item *it) {
     for (int i = 0; i < b->n; i++) {
       cl1_serve_item *x = &b->items[i];
       if (x != it && in_flight(x) && !strcmp(x->task->id, it->task->id) &&
-          !strcmp(x->code, it->code))
+          x->format == it->format && !strcmp(x->code, it->code))
         return x;
     }
   return NULL;
@@ -174,7 +174,8 @@ static void *compile_thread(void *arg) {
     cl1_compile_opts co = {.backend = svc->o->eval.backend};
     cl1_compile_result cr;
     cl1_err e = {{0}};
-    (void)cl1_compile_file(it->path, &co, &cr, &e);
+    /* a Python module builds its kernels when the evaluator imports it */
+    if (it->format == CL1_FORMAT_CABI) (void)cl1_compile_file(it->path, &co, &cr, &e);
     pthread_mutex_lock(&svc->mu);
     svc->compiling--;
     if (it->cancel) {  /* its request's deadline passed meanwhile (expire) */
@@ -556,8 +557,11 @@ static int open_state(cl1_serve *svc, cl1_err *err) {
   } else {
     snprintf(svc->device, sizeof svc->device, "host");
   }
-  svc->protocol = cl1_serve_protocol(svc->o, svc->device);
-  return svc->protocol ? 0 : (cl1_err_set(err, "out of memory"), 3);
+  svc->protocol[CL1_FORMAT_CABI] = cl1_serve_protocol(svc->o, svc->device, CL1_FORMAT_CABI);
+  svc->protocol[CL1_FORMAT_KERNELBENCH] =
+      cl1_serve_protocol(svc->o, svc->device, CL1_FORMAT_KERNELBENCH);
+  bool ok = svc->protocol[CL1_FORMAT_CABI] && svc->protocol[CL1_FORMAT_KERNELBENCH];
+  return ok ? 0 : (cl1_err_set(err, "out of memory"), 3);
 }
 
 static void close_state(cl1_serve *svc) {
@@ -566,7 +570,8 @@ static void close_state(cl1_serve *svc) {
   if (svc->tmpdir[0]) cl1_file_rm_tree(svc->tmpdir);
   cl1_serve_tasks_free(svc);
   cl1_serve_jobs_free(svc);
-  free(svc->protocol);
+  free(svc->protocol[CL1_FORMAT_CABI]);
+  free(svc->protocol[CL1_FORMAT_KERNELBENCH]);
 }
 
 /* Stop accepting, let every accepted item finish and its request answer, then stop. */

@@ -157,6 +157,15 @@ static int bad(char *msg, size_t n, const char *fmt, ...) {
 }
 #define BAD(...) bad(msg, n, __VA_ARGS__)
 
+/* An optional "format" of object j (absent: cabi); -1 with msg naming it (as `name`). */
+static int format_field(const cJSON *j, const char *name, cl1_format *out, char *msg, size_t n) {
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "format");
+  *out = CL1_FORMAT_CABI;
+  if (f && (!cJSON_IsString(f) || cl1_format_parse(f->valuestring, out)))
+    return BAD("%s: expected cabi or kernelbench", name);
+  return 0;
+}
+
 static int item_strings(const cJSON *j, int i, cl1_serve_item *it, char *msg, size_t n) {
   const cJSON *comp = cJSON_GetObjectItemCaseSensitive(j, "completion");
   const cJSON *code = cJSON_GetObjectItemCaseSensitive(j, "code");
@@ -190,6 +199,9 @@ static int parse_item(cl1_serve *svc, const cJSON *j, int i, cl1_serve_item *it,
   const cJSON *fresh = cJSON_GetObjectItemCaseSensitive(j, "fresh");
   if (fresh && !cJSON_IsBool(fresh)) return BAD("items[%d].fresh: expected true or false", i);
   it->fresh = cJSON_IsTrue(fresh);
+  char fname[40];
+  snprintf(fname, sizeof fname, "items[%d].format", i);
+  if (format_field(j, fname, &it->format, msg, n)) return -1;
   if (item_strings(j, i, it, msg, n)) return -1;
   char why[600];
   if (!(it->task = cl1_serve_task_get(svc, task->valuestring, why, sizeof why)))
@@ -259,9 +271,9 @@ cJSON *cl1_serve_results_doc(const cl1_serve_batch *b) {
 
 /* ---- OpenRLHF's remote reward: {query, prompts, labels} -> {rewards, scores, extra_logs} ----- */
 
-/* Item i: id i, task labels[i], completion = query[i] less its prompt. */
-static int rlhf_item(cl1_serve *svc, const cJSON *doc, int i, cl1_serve_item *it, char *msg,
-                     size_t n) {
+/* Item i: id i, task labels[i], completion = query[i] less its prompt, in the request's format. */
+static int rlhf_item(cl1_serve *svc, const cJSON *doc, int i, cl1_format fmt, cl1_serve_item *it,
+                     char *msg, size_t n) {
   const cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "query"), i);
   const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "prompts"), i);
   const cJSON *l = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "labels"), i);
@@ -273,6 +285,7 @@ static int rlhf_item(cl1_serve *svc, const cJSON *doc, int i, cl1_serve_item *it
   if (p && !strncmp(resp, p->valuestring, pl)) resp += pl;
   char id[16], why[600];
   snprintf(id, sizeof id, "%d", i);
+  it->format = fmt;
   if (!(it->id_json = strdup(id)) || !(it->completion = strdup(resp))) return BAD("out of memory");
   if (!(it->task = cl1_serve_task_get(svc, l->valuestring, why, sizeof why)))
     return BAD("labels[%d]: %s", i, why);
@@ -288,10 +301,12 @@ static cl1_serve_batch *rlhf_batch(cl1_serve *svc, const cJSON *doc, char *msg, 
   const cJSON *pr = cJSON_GetObjectItemCaseSensitive(doc, "prompts");
   if (pr && !(cJSON_IsArray(pr) && cJSON_GetArraySize(pr) == count))
     return BAD("prompts: expected an array of %d entries (one per query)", count), NULL;
+  cl1_format fmt;
+  if (format_field(doc, "format", &fmt, msg, n)) return NULL;
   cl1_serve_batch *b = batch_new(count);
   if (!b) return BAD("out of memory"), NULL;
   for (int i = 0; i < count; i++)
-    if (rlhf_item(svc, doc, i, &b->items[i], msg, n)) {
+    if (rlhf_item(svc, doc, i, fmt, &b->items[i], msg, n)) {
       cl1_serve_batch_free(b);
       return NULL;
     }

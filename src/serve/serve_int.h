@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include "serve.h"
 #include "../eval/gpu_lock.h"
+#include "../loop/format.h"
 #include "../store/store.h"
 
 /* A task the service has resolved once (a suite task; never a path a client names). */
@@ -39,6 +40,7 @@ typedef struct cl1_serve_item {
   char *completion;          /* the raw reply, when the item came as one */
   char *meta_json;           /* the caller's meta as JSON text, or NULL */
   bool fresh;
+  cl1_format format;         /* how a completion is parsed and the file's extension (.py) */
   char path[600];            /* the code as a file for the compiler and the evaluator, or "" */
   /* the answer (serve_score.c): without id and "cached" */
   cJSON *result;
@@ -72,7 +74,8 @@ typedef struct cl1_serve {
   char stats_path[4200];     /* the reward's running statistics, beside the store */
   char tmpdir[512];          /* items' source files */
   char device[128];          /* "host", or the GPU's name */
-  char *protocol;            /* the evaluation protocol as canonical JSON: part of the cache key */
+  char *protocol[2];         /* the evaluation protocol as canonical JSON, per format
+                                (cl1_format): part of the cache key */
   double started;
   cl1_gpu_lock gpu[CL1_SERVE_MAX_GPUS];  /* CUDA: one per --gpus entry */
   int n_gpu;
@@ -123,8 +126,8 @@ void cl1_serve_batch_free(cl1_serve_batch *b);
  * msg. Recorded in the store's tasks table the first time. */
 const cl1_serve_task *cl1_serve_task_get(cl1_serve *svc, const char *name, char *msg, size_t n);
 void cl1_serve_tasks_free(cl1_serve *svc);
-/* The protocol text of this service's evaluations (malloc'd). */
-char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device);
+/* The protocol text of this service's evaluations of solutions in format f (malloc'd). */
+char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device, cl1_format f);
 /* Before queueing: a completion parsed (no code: answered here), the store asked for an earlier
  * answer (unless fresh), and the code written to a file for those that need an evaluation.
  * Leaves item->state DONE with item->result, or Q_COMPILE with item->path. */
@@ -134,7 +137,7 @@ void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it);
 bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it);
 /* Evaluates a compiled item and records it; sets item->result. */
 void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it, cl1_gpu_lock *gpu);
-/* serve_prompts.c: POST /v1/prompts {"tasks":[...], "n", "exemplars", "tau", "seed"} ->
+/* serve_prompts.c: POST /v1/prompts {"tasks":[...], "n", "exemplars", "tau", "seed", "format"} ->
  * {"prompts":[{"task","prompt_id","index","messages":[system,user],"exemplar_ids"}]}, n per task,
  * exemplars from the store as `cudal1 optimize` and `cudal1 dataset rl` draw them. NULL with
  * *status 400 (msg names the field) or 500 (a prompt could not be built: msg says why). */

@@ -27,7 +27,7 @@ static bool int_field(const cJSON *req, const char *key, long lo, long hi, long 
 
 /* One task's n prompts appended to out; false with msg on a failure to build one. */
 static bool task_prompts(cl1_serve *svc, const cl1_serve_task *st, long n, long k, double tau,
-                         long seed, cJSON *out, char *msg, size_t msg_n) {
+                         long seed, cl1_format fmt, cJSON *out, char *msg, size_t msg_n) {
   cl1_task *task = NULL;
   cl1_err err = {{0}};
   if (cl1_task_load(st->dir, &task, &err)) {
@@ -38,7 +38,7 @@ static bool task_prompts(cl1_serve *svc, const cl1_serve_task *st, long n, long 
   for (long i = 0; ok && i < n; i++) {
     char *sys = NULL, *usr = NULL, *ids = NULL, pid[17];
     cl1_prompt_req req = {.in = {.task = task, .device = cl1_backend_name(svc->o->eval.backend),
-                                 .shapes = cl1_shapes_name(svc->o->eval.shapes)},
+                                 .shapes = cl1_shapes_name(svc->o->eval.shapes), .format = fmt},
                           .store = svc->store, .k = (int)k, .tau = tau, .seed = (uint64_t)seed,
                           .stream = (uint64_t)i + 1};
     if (cl1_prompt_for_task(&req, &sys, &usr, &ids, &err)) {
@@ -85,6 +85,12 @@ cJSON *cl1_serve_prompts(cl1_serve *svc, const cJSON *req, unsigned *status, cha
     snprintf(msg, msg_n, "tau: expected a number > 0");
     return NULL;
   }
+  const cJSON *fv = cJSON_GetObjectItemCaseSensitive(req, "format");
+  cl1_format fmt = CL1_FORMAT_CABI;
+  if (fv && (!cJSON_IsString(fv) || cl1_format_parse(fv->valuestring, &fmt))) {
+    snprintf(msg, msg_n, "format: expected cabi or kernelbench");
+    return NULL;
+  }
   const cl1_serve_task **st = calloc((size_t)nt, sizeof *st);
   if (!st) {
     *status = 500;
@@ -108,7 +114,7 @@ cJSON *cl1_serve_prompts(cl1_serve *svc, const cJSON *req, unsigned *status, cha
   cJSON *doc = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(doc, "prompts");
   *status = 200;
   for (int i = 0; i < nt && *status == 200; i++)
-    if (!task_prompts(svc, st[i], n, k, tau, seed, rows, msg, msg_n)) *status = 500;
+    if (!task_prompts(svc, st[i], n, k, tau, seed, fmt, rows, msg, msg_n)) *status = 500;
   free(st);
   if (*status == 200) return doc;
   cJSON_Delete(doc);

@@ -95,10 +95,13 @@ void cl1_serve_tasks_free(cl1_serve *svc) {
 
 /* ---- the protocol: what makes two evaluations of one code comparable ------------------------ */
 
-char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device) {
+/* The format is named only for kernelbench: C ABI answers stored before formats existed keep
+ * their cache key. The same raw code sent in both formats is two solutions (a .cu and a .py). */
+char *cl1_serve_protocol(const cl1_serve_opts *o, const char *device, cl1_format f) {
   const cl1_eval_opts *e = &o->eval;
   cJSON *p = cJSON_CreateObject();
   cJSON_AddStringToObject(p, "service", "cudal1 serve/1");
+  if (f == CL1_FORMAT_KERNELBENCH) cJSON_AddStringToObject(p, "format", cl1_format_name(f));
   cJSON_AddStringToObject(p, "backend", cl1_backend_name(e->backend));
   cJSON_AddStringToObject(p, "device", device);
   cJSON_AddNumberToObject(p, "min_trials", e->min_trials);
@@ -259,7 +262,7 @@ static bool take_code(cl1_serve *svc, cl1_serve_item *it) {
   if (!it->completion) return true;
   cl1_parsed p;
   cl1_err err = {{0}};
-  const char *lang = svc->o->eval.backend == CL1_BACKEND_CUDA ? "cuda" : "host";
+  const char *lang = cl1_format_parse_lang(it->format, svc->o->eval.backend);
   bool have = false;
   if (cl1_parse_reply(it->completion, strlen(it->completion), lang, &p, &err))
     cl1_serve_infra(svc, it, err.msg);
@@ -276,7 +279,8 @@ bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it) {
   char *text = NULL;
   cl1_err err = {{0}};
   if (cl1_store_score_find(svc->store, it->task->id, cl1_backend_name(svc->o->eval.backend),
-                           it->code, cl1_shapes_name(svc->o->eval.shapes), svc->protocol, &sol,
+                           it->code, cl1_shapes_name(svc->o->eval.shapes),
+                           svc->protocol[it->format], &sol,
                            &ev, &text, &err)) {
     fprintf(stderr, "cudal1 serve: %s (evaluating the item again)\n", err.msg);
     return false;
@@ -301,8 +305,9 @@ void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it) {
   pthread_mutex_lock(&svc->mu);
   long seq = ++svc->seq;
   pthread_mutex_unlock(&svc->mu);
+  /* the extension tells the evaluator the solution's format (raw code and parsed alike) */
   snprintf(it->path, sizeof it->path, "%s/item-%ld.%s", svc->tmpdir, seq,
-           svc->o->eval.backend == CL1_BACKEND_CUDA ? "cu" : "c");
+           cl1_format_ext(it->format, svc->o->eval.backend));
   if (cl1_file_write_atomic(it->path, it->code, &err)) {
     it->path[0] = 0;
     cl1_serve_infra(svc, it, err.msg);
@@ -365,7 +370,7 @@ static void judged(cl1_serve *svc, cl1_serve_item *it, const cl1_eval_opts *eo,
   cl1_store_eval e = {
       .task_id = it->task->id, .device = r->device[0] ? r->device : svc->device,
       .driver = r->driver[0] ? r->driver : NULL, .shapes = cl1_shapes_name(eo->shapes),
-      .protocol_json = svc->protocol, .verdict = r->verdict, .message = r->message,
+      .protocol_json = svc->protocol[it->format], .verdict = r->verdict, .message = r->message,
       .flags_json = fl, .result_json = doc, .speedup = pass ? r->speedup : 0,
       .reward_speedup = pass ? r->reward_speedup : 0, .reward = r->reward,
       .ref_ms = r->ref.median, .cand_ms = r->cand.median, .spread = r->speedup_ci_rel,

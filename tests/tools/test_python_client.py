@@ -95,6 +95,13 @@ class ClientBehaviour(Service):
         ids = [s["body"]["items"][0]["id"] for s in Stand.seen]
         self.assertEqual(ids[0], ids[1])
         self.assertNotEqual(ids[0], cudal1.item_id("t", "other"))
+        # the format is part of a sample: the C ABI's ids stay as they were
+        self.assertEqual(ids[0], cudal1.item_id("t", "fast", "cabi"))
+        self.assertNotEqual(ids[0], cudal1.item_id("t", "fast", "kernelbench"))
+        c.score([{"task": "t", "completion": "fast", "format": "kernelbench"}])
+        sent = Stand.seen[-1]["body"]["items"][0]
+        self.assertEqual(sent["format"], "kernelbench")
+        self.assertEqual(sent["id"], cudal1.item_id("t", "fast", "kernelbench"))
 
     def test_a_busy_service_is_retried_with_the_same_ids(self):
         Stand.fail_first = 2
