@@ -955,9 +955,8 @@ static cJSON *kb_item(int id, const char *key, const char *text, const char *fmt
   return it;
 }
 
-/* Completions parsed for ModelNew, code written as .py. This branch's evaluator runs .cu/.c files
- * only: it refuses a .py candidate by its name (infra_error naming the file); an evaluator with
- * the Python path judges it instead, and then it was not compiled as C (no compile_error). */
+/* Completions parsed for ModelNew, code written as .py and judged through the Python path: the
+ * module passes, from a completion and as raw code; a C reply in this format is no code. */
 static void test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py(void **state) {
   (void)state;
   static const char modelnew[] = "import torch\nimport torch.nn as nn\n\n\nclass ModelNew(nn.Module):\n"
@@ -984,14 +983,9 @@ static void test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py(void
                          "the reply has no python code block defining class ModelNew"));
   for (int i = 1; i <= 2; i++) {
     const cJSON *x = cJSON_GetArrayItem(res, i);
-    if (!strcmp(str(x, "status"), "infra_error")) {
-      if (!strstr(str(x, "feedback"), ".py: "))
-        fail_msg("item %d: not refused as a .py file: %s", i, str(x, "feedback"));
-    } else {
-      assert_string_equal(str(x, "status"), "ok");
-      assert_string_not_equal(str(x, "verdict"), "no_code");
-      assert_string_not_equal(str(x, "verdict"), "compile_error");
-    }
+    assert_string_equal(str(x, "status"), "ok");
+    if (strcmp(str(x, "verdict"), "pass"))
+      fail_msg("item %d: %s: %s", i, str(x, "verdict"), str(x, "feedback"));
   }
   /* the same C reply in the C ABI (the default format, named here) is code and passes */
   assert_string_equal(str(cJSON_GetArrayItem(res, 3), "verdict"), "pass");
@@ -1010,7 +1004,8 @@ static void test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py(void
 }
 
 /* Kernelbench prompts: ModelNew asked for, the PyTorch reference shown, and no C solution among
- * the exemplars though the store has passing ones (a C prompt of the same request shows them). */
+ * the exemplars though the store has passing ones (a C prompt of the same request shows them);
+ * Python passes scored before may be shown. */
 static void test_kernelbench_prompts_show_only_python_exemplars(void **state) {
   (void)state;
   const char *texts[] = {file_text("tests/legit/host/19_ReLU.c")};
@@ -1031,9 +1026,8 @@ static void test_kernelbench_prompts_show_only_python_exemplars(void **state) {
     if (k == 0) {
       assert_non_null(strstr(user, "class ModelNew"));
       assert_non_null(strstr(user, "```python\n\"\"\"twin.py"));
-      assert_null(strstr(user, "cl1_forward"));
-      assert_int_equal(shown, 0);
-      assert_non_null(strstr(user, "first round"));
+      assert_null(strstr(user, "cl1_forward"));  /* the C pass is never an exemplar here */
+      (void)shown;
     } else {
       assert_non_null(strstr(user, "cl1_forward"));
       assert_true(shown >= 1);
