@@ -90,6 +90,9 @@ typedef struct {
   double t_gate, t_compile, t_start, t_verify, t_time, t_total;
   double t_gpu_wait;             /* waiting for a shared GPU (eval_opts.gpu): to verify, to time */
   char cand_log[2048];           /* tail of the candidate's stdout/stderr */
+  bool python;                   /* the candidate was a Python module (KernelBench's ModelNew) */
+  double py_ext_calls;           /* its custom-extension calls during the checks, as it reported
+                                    them (informational: its interpreter counted) */
 } cl1_eval_result;
 
 void cl1_eval_opts_default(cl1_eval_opts *o);

@@ -87,6 +87,10 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);
   cJSON_AddNumberToObject(ph, "total", r->t_total);
   if (r->cand_log[0]) cJSON_AddStringToObject(j, "candidate_log_tail", r->cand_log);
+  if (r->python) {
+    cJSON *py = cJSON_AddObjectToObject(j, "python");
+    cJSON_AddNumberToObject(py, "extension_calls", r->py_ext_calls);
+  }
   return j;
 }
 

@@ -28,7 +28,6 @@ typedef struct {
   const cl1_inst *inst;
   const char *ref_so, *cand_so;
   const char *ref_py, *cand_py; /* a Python side's cached module (judge_py.c), else NULL */
-  double py_ext_calls;      /* a Python candidate's custom-extension calls, as it reported them */
   bool verify_only_light;   /* re-measurements: one params set, one input set */
   uint64_t rng_state;
   cl1_wproc ref, cand;

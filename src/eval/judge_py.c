@@ -60,6 +60,7 @@ void cl1_judge_py_report(cl1_pass *p, cl1_eval_result *r, const cJSON *cr) {
   const cJSON *changed = cJSON_GetObjectItemCaseSensitive(py, "numerics_changed");
   if (cJSON_GetArraySize(changed) > 0) cl1_judge_flag(r, "numerics_flags_changed");
   const cJSON *calls = cJSON_GetObjectItemCaseSensitive(py, "ext_calls");
-  if (cJSON_IsNumber(calls) && calls->valuedouble > p->py_ext_calls)
-    p->py_ext_calls = calls->valuedouble;
+  r->python = true;
+  if (cJSON_IsNumber(calls) && calls->valuedouble > r->py_ext_calls)
+    r->py_ext_calls = calls->valuedouble;
 }
