@@ -137,6 +137,8 @@ $(BUILD)/tests/test_worker $(BUILD)/tests/test_gpu_lock: $(BUILD)/cudal1
 $(BUILD)/tests/test_corpus: $(BUILD)/bench/corpus $(BUILD)/cudal1
 # test_optimize and test_report run the cudal1 binary
 $(BUILD)/tests/test_optimize $(BUILD)/tests/test_report $(BUILD)/tests/test_review $(BUILD)/tests/test_baselines $(BUILD)/tests/test_dataset: $(BUILD)/cudal1
+# test_import runs `cudal1 import`
+$(BUILD)/tests/test_import: $(BUILD)/cudal1
 # test_collect runs `cudal1 collect` and `cudal1 dataset sft`
 $(BUILD)/tests/test_collect: $(BUILD)/cudal1
 # test_serve runs `cudal1 serve` and talks HTTP to it

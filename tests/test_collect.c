@@ -363,6 +363,7 @@ static void test_migration_from_v3(void **state) {
   assert_int_equal(sqlite3_exec(db, "ALTER TABLE samples DROP COLUMN policy;"
                                     "ALTER TABLE samples DROP COLUMN model;"
                                     "DROP TABLE train_events; DROP TABLE train_runs;" /* v5 */
+                                    "DROP TABLE import_claims;" /* v6 */
                                     "UPDATE meta SET value = '3' WHERE key = 'schema_version'",
                                 NULL, NULL, NULL), SQLITE_OK);
   sqlite3_close(db);

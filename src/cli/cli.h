@@ -19,6 +19,7 @@ int cl1_cmd_serve(int argc, char **argv);
 int cl1_cmd_dataset(int argc, char **argv);
 int cl1_cmd_collect(int argc, char **argv);
 int cl1_cmd_train(int argc, char **argv);
+int cl1_cmd_import(int argc, char **argv);
 /* The task.json paths of the suite (level 0: all), natural order; strdup'd, caller frees. */
 int cl1_cli_suite_tasks(int level, char **paths, int max);
 /* Parses a decimal argument; 0 on success, prints "cudal1: FLAG: ..." and returns 2 otherwise. */

@@ -16,6 +16,8 @@ static const char usage[] =
     "  collect     stage 1 of training: several LLMs answer every task's prompt N times; the\n"
     "              replies are evaluated and recorded with the policy's name (for dataset sft)\n"
     "  baselines import   load PyTorch baseline times (tools/baselines.py) into the store\n"
+    "  import      others' kernels into the store: CUDA-L1's released files (cuda-l1) or\n"
+    "              generic JSONL rows (jsonl), each with its task and claimed speedups\n"
     "  serve       the reward service training engines call (HTTP: score candidates, rewards)\n"
     "  train       CUDA-L1's training stages (sft, selfsup, grpo) on TRL or verl, rewarded by\n"
     "              its own serve, every stage, round and step recorded in the store\n"
@@ -94,6 +96,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "dataset")) return cl1_cmd_dataset(argc - 1, argv + 1);
   if (!strcmp(cmd, "collect")) return cl1_cmd_collect(argc - 1, argv + 1);
   if (!strcmp(cmd, "train")) return cl1_cmd_train(argc - 1, argv + 1);
+  if (!strcmp(cmd, "import")) return cl1_cmd_import(argc - 1, argv + 1);
   fprintf(stderr, "cudal1: unknown %s '%s' (see cudal1 --help)\n", cmd[0] == '-' ? "option" : "command", cmd);
   return 2;
 }

@@ -91,9 +91,20 @@ static const char SCHEMA_V5[] =
     " stage TEXT, round INTEGER, step INTEGER, data TEXT NOT NULL);"
     "CREATE INDEX train_events_run ON train_events(run_id, id);";
 
+/* v6 (issue 22, `cudal1 import`): what an imported solution's publisher claimed for it (CUDA-L1's
+ * score_* speedups, a JSONL row's meta) and where it came from (file, line, level, task), kept
+ * apart from our own evaluations so that an audit compares the two and never mistakes one for
+ * the other. One row per solution and source line, so a repeated import adds nothing. */
+static const char SCHEMA_V6[] =
+    "CREATE TABLE import_claims(id INTEGER PRIMARY KEY,"
+    " solution_id INTEGER NOT NULL REFERENCES solutions(id), kind TEXT NOT NULL,"
+    " source_file TEXT NOT NULL, line INTEGER NOT NULL, level INTEGER, task TEXT NOT NULL,"
+    " format TEXT NOT NULL, claims TEXT NOT NULL, imported_at TEXT NOT NULL,"
+    " UNIQUE(solution_id, source_file, line));";
+
 /* Step N takes a file from version N - 1 to N; add a step, never edit one that has shipped. */
-static const cl1_store_step STEPS[] = {
-    {1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3}, {4, SCHEMA_V4}, {5, SCHEMA_V5}};
+static const cl1_store_step STEPS[] = {{1, SCHEMA_V1}, {2, SCHEMA_V2}, {3, SCHEMA_V3},
+                                       {4, SCHEMA_V4}, {5, SCHEMA_V5}, {6, SCHEMA_V6}};
 _Static_assert(sizeof STEPS / sizeof STEPS[0] == CL1_STORE_SCHEMA_VERSION,
                "one migration step per schema version");
 

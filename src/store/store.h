@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "../base/err.h"
 
-#define CL1_STORE_SCHEMA_VERSION 5
+#define CL1_STORE_SCHEMA_VERSION 6
 
 typedef struct cl1_store cl1_store;
 
@@ -232,6 +232,29 @@ int cl1_store_train_run_update(cl1_store *s, int64_t run_id, const char *status,
  * step (-1 when absent) and the whole event object as JSON text (data). */
 int cl1_store_train_event_add(cl1_store *s, int64_t run_id, const char *event, const char *stage,
                               int round, int step, const char *data, cl1_err *err);
+
+/* ---- imported solutions (schema v6: `cudal1 import`) ---------------------------------------- */
+
+/* One imported row: its task (inserted when absent; an existing row, a suite task's, is kept as
+ * it is), its solution (origin 'import', no run, deduplicated like every solution) and what its
+ * publisher claimed, with the row's provenance. Required: task_id, task_name, backend
+ * ('cuda' | 'host'), source, kind ('cuda-l1' | 'jsonl'), source_file, line (>= 1), task (the
+ * row's task as it named it), format ('kernelbench' | 'cabi'), claims_json (a JSON object's
+ * text). level: the task's (0 when unknown); claim_level: the row's own (0 stores NULL). */
+typedef struct {
+  const char *task_id, *task_name;
+  int level;
+  const char *backend, *source;
+  const char *kind, *source_file;
+  int line, claim_level;
+  const char *task, *format, *claims_json;
+} cl1_store_import;
+
+/* Writes task, solution and claim in ONE transaction: all three or none. The claim is upserted
+ * on (solution, source_file, line): importing the same file again adds nothing and refreshes
+ * the claims. *existed: the solution was in the store already. */
+int cl1_store_import_put(cl1_store *s, const cl1_store_import *im, int64_t *sol_id,
+                         bool *existed, cl1_err *err);
 
 /* ---- baselines (schema v2) ------------------------------------------------------------------ */
 

@@ -1,8 +1,9 @@
 /* store_int.h — what the store's files (store.c: connection, schema, tasks, runs, rounds;
  * store_sample.c: solutions, evaluations, samples, queries; store_score.c: the reward service's
- * scored items; store_train.c: training runs and their events) share: the handle, the statement and
- * transaction helpers that turn every SQLite failure into one sentence naming the file and the
- * operation, and the migration runner (exposed so that tests can feed it steps of their own). */
+ * scored items; store_train.c: training runs and their events; store_import.c: imported
+ * solutions and their claims) share: the handle, the statement and transaction helpers that turn
+ * every SQLite failure into one sentence naming the file and the operation, and the migration
+ * runner (exposed so that tests can feed it steps of their own). */
 #ifndef CL1_STORE_INT_H
 #define CL1_STORE_INT_H
 #include <pthread.h>
