@@ -1041,6 +1041,54 @@ static void test_kernelbench_prompts_show_only_python_exemplars(void **state) {
   free(r.body);
 }
 
+/* --tasks-dir: an imported KernelBench task is named relative to it and judged; a path out of it
+ * (absolute, .., or a symlink inside it pointing out) is unknown, and a folder whose task has a
+ * suite task's id is refused (the store keeps tasks by id). */
+static void test_tasks_dir_serves_imported_tasks_and_nothing_outside(void **state) {
+  (void)state;
+  char *root = th_tmpdir(), tasks[300], cmd[1200], out[2048], outside[300];
+  snprintf(tasks, sizeof tasks, "%s/tasks", root);
+  snprintf(cmd, sizeof cmd, "%s/cudal1 task import tests/python/problems/1_Linear_ReLU.py "
+           "%s/lin 2>&1 && %s/cudal1 task import tests/python/problems/1_Linear_ReLU.py %s/relu "
+           "--number 19 --name 19_ReLU 2>&1", th_build(), tasks, th_build(), tasks);
+  if (th_run(cmd, out, sizeof out)) fail_msg("%s", out);
+  snprintf(outside, sizeof outside, "%s/elsewhere", th_tmpdir());
+  snprintf(cmd, sizeof cmd, "%s/cudal1 task import tests/python/problems/1_Linear_ReLU.py %s "
+           "--name 7_out >/dev/null 2>&1 && ln -s %s %s/link", th_build(), outside, outside, tasks);
+  assert_int_equal(th_run(cmd, out, sizeof out), 0);
+  const char *extra[] = {"--tasks-dir", tasks, NULL};
+  svc s;
+  svc_fresh(&s, extra);
+  const char *code = file_text("tests/python/host/linear_ok.py");
+  cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
+  cJSON_AddItemToArray(a, kb_item(0, "code", code, "kernelbench"));
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(a, 0), "task", cJSON_CreateString("lin"));
+  char *body = cJSON_PrintUnformatted(d);
+  cJSON_Delete(d);
+  resp r;
+  http(s.port, "/v1/score", body, NULL, &r);
+  free(body);
+  cJSON *doc;
+  const cJSON *x = result(&r, &doc, 0);
+  if (strcmp(str(x, "verdict"), "pass")) fail_msg("%s: %s", str(x, "verdict"), str(x, "feedback"));
+  cJSON_Delete(doc);
+  free(r.body);
+  char abs_task[400], req[800];
+  snprintf(abs_task, sizeof abs_task, "%s/lin", tasks);
+  const char *bad[] = {abs_task, "../tasks/lin", "link", "relu"};
+  const char *why[] = {"unknown task", "unknown task", "unknown task", "has the id level1/19_ReLU"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(req, sizeof req, "{\"items\":[{\"id\":1,\"task\":\"%s\",\"code\":\"x\","
+             "\"format\":\"kernelbench\"}]}", bad[i]);
+    http(s.port, "/v1/score", req, NULL, &r);
+    assert_int_equal(r.status, 400);
+    if (!strstr(r.body, why[i])) fail_msg("%s: want '%s' in %s", bad[i], why[i], r.body);
+    free(r.body);
+  }
+  assert_int_equal(svc_stop(&s), 0);
+  svc_rm(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_correct_wrong_and_codeless_items_get_their_verdicts),
@@ -1054,6 +1102,7 @@ int main(void) {
       cmocka_unit_test(test_prompts_show_the_stores_passing_solutions),
       cmocka_unit_test(test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py),
       cmocka_unit_test(test_kernelbench_prompts_show_only_python_exemplars),
+      cmocka_unit_test(test_tasks_dir_serves_imported_tasks_and_nothing_outside),
       cmocka_unit_test(test_token_is_required_when_set),
       cmocka_unit_test(test_network_bind_without_token_exits_2),
       cmocka_unit_test(test_kill_9_mid_batch_then_restart_answers_from_the_store),

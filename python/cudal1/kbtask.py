@@ -23,7 +23,7 @@ import torch
 
 _NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.float64: "f64",
           torch.int32: "i32", torch.int64: "i64", torch.uint8: "u8", torch.bool: "bool"}
-REAL_LIMIT = 1 << 26  # elements a set may hold before it is only ever run on the meta device
+REAL_LIMIT = 1 << 28  # input elements a set may hold and still be run on the CPU (1 GiB of f32)
 
 
 class ImportError_(Exception):
@@ -142,6 +142,14 @@ def run_set(mod, dims, real):
     return init, inputs, tg.tags, model, outs
 
 
+def inputs_numel(mod, dims):
+    """get_inputs()'s elements at these dims, counted on the meta device."""
+    for k, v in dims.items():
+        setattr(mod, k, v)
+    with torch.device("meta"):
+        return numel_of(list(mod.get_inputs()))
+
+
 def numel_of(inputs):
     return sum(x.numel() for x in inputs if isinstance(x, torch.Tensor))
 
@@ -208,15 +216,16 @@ def build(args):
     for s in ("test", "small", "large"):
         try:
             meta = run_set(mod, sets[s], real=False)
-        except NotImplementedError:
-            meta = None  # an op without a meta kernel: only a real run can tell
+        except Exception:  # an op without a meta kernel, a CPU tensor made inside forward, ...
+            meta = None    # only a real run can tell
         real = None
         if meta is None or any(tag_of(meta[2], x) is None for x in meta[1]
                                if isinstance(x, torch.Tensor)):
-            if meta is not None and numel_of(meta[1]) > REAL_LIMIT:
-                raise ImportError_(f"set {s}: an input is derived from a generator (not torch.randn"
-                                   f"/rand/randint) and the set is too large to run on the CPU to "
-                                   f"see its values; import with a smaller --set")
+            size = numel_of(meta[1]) if meta is not None else inputs_numel(mod, sets[s])
+            if size > REAL_LIMIT:
+                raise ImportError_(f"set {s}: {size} input elements, too many to run on the CPU "
+                                   f"(needed: {'an op has no meta kernel' if meta is None else 'an input is derived from a generator, not made by one'}); "
+                                   f"import with a smaller --set")
             real = run_set(mod, sets[s], real=True)
         runs[s] = (meta, real)
     return describe(args, mod, sets, runs)

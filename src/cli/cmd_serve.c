@@ -24,6 +24,10 @@ static const char help_head[] =
     "                       $CUDAL1_SERVE_TOKEN)\n"
     "  --db PATH            the store (default ./cudal1.db); the reward's running statistics\n"
     "                       are kept beside it in PATH.reward-stats.json\n"
+    "  --tasks-dir DIR      task folders beneath DIR (`cudal1 task import`, `cudal1 import`) may\n"
+    "                       be named by their path relative to DIR besides the suite's ids;\n"
+    "                       their references run as the suite's do: put there only folders you\n"
+    "                       trust\n"
     "  --workers N          concurrent evaluations on the host backend (default 1)\n"
     "  --gpus LIST          CUDA: the GPUs to judge on, e.g. 0,1,2,3 (nvidia-smi's indices, or\n"
     "                       positions in $CUDA_VISIBLE_DEVICES when set; default: the first);\n"
@@ -106,7 +110,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
       s->o.eval.reuse_ref = false;
       continue;
     }
-    static const char *const takes_value[] = {"--bind", "--token", "--db", "--port", "--workers",
+    static const char *const takes_value[] = {"--bind", "--token", "--db", "--tasks-dir", "--port", "--workers",
         "--overlap", "--spare-workers", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
         "--max-jobs", "--job-ttl", "--reward-clip"};
     bool known = false;
@@ -121,6 +125,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
     if (!strcmp(a, "--overlap")) s->overlap_given = true;
     if (!strcmp(a, "--bind")) s->o.bind = next;
     else if (!strcmp(a, "--db")) s->o.db = next;
+    else if (!strcmp(a, "--tasks-dir")) s->o.tasks_dir = next;
     else if (!strcmp(a, "--token")) s->o.token = next, s->token_given = true;
     else if (!strcmp(a, "--gpus")) {
       cl1_err e = {{0}};

@@ -18,6 +18,7 @@
 #include <microhttpd.h>
 #include "serve_int.h"
 #include "../base/file.h"
+#include "../eval/pybuild.h"
 #include "../base/proc.h"
 #include "../eval/compile.h"
 #include "../eval/refpool.h"
@@ -174,8 +175,8 @@ static void *compile_thread(void *arg) {
     cl1_compile_opts co = {.backend = svc->o->eval.backend};
     cl1_compile_result cr;
     cl1_err e = {{0}};
-    /* a Python module builds its kernels when the evaluator imports it */
-    if (it->format == CL1_FORMAT_CABI) (void)cl1_compile_file(it->path, &co, &cr, &e);
+    /* a Python module's build step (its load_inline kernels) is cached the same way */
+    (void)cl1_compile_file(it->path, &co, &cr, &e);
     pthread_mutex_lock(&svc->mu);
     svc->compiling--;
     if (it->cancel) {  /* its request's deadline passed meanwhile (expire) */
@@ -540,6 +541,10 @@ static void sweep_dead_tmpdirs(const char *root) {
 
 static int open_state(cl1_serve *svc, cl1_err *err) {
   if (cl1_store_open(svc->o->db, &svc->store, err)) return 3;
+  /* the workers' python3 described now, before the threads that read the environment start
+     (an evaluation asks again and reports a failure as its infra_error) */
+  cl1_err pe = {{0}};
+  if (cl1_pyenv_ensure(&pe)) cl1_log_debug("serve: Python solutions unavailable: %s", pe.msg);
   snprintf(svc->stats_path, sizeof svc->stats_path, "%s.reward-stats.json", svc->o->db);
   const char *tmp = getenv("TMPDIR");
   sweep_dead_tmpdirs(tmp && *tmp ? tmp : "/tmp");

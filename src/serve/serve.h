@@ -21,6 +21,8 @@ typedef struct {
   int port;                  /* 0: any free port (announced) */
   const char *token;         /* bearer token every endpoint but /healthz needs; NULL: none */
   const char *db;            /* the store; the reward statistics live in DB.reward-stats.json */
+  const char *tasks_dir;     /* task folders beneath it may be named by path (imported KernelBench
+                                problems); NULL: the suite's tasks only */
   cl1_eval_opts eval;        /* backend, shapes, timing protocol, reward configuration */
   int workers;               /* concurrent evaluations (host) */
   int gpus[CL1_SERVE_MAX_GPUS], n_gpus;  /* CUDA: the GPUs judged on (default: GPU 0) */

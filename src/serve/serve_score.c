@@ -4,6 +4,7 @@
  * flags and feedback. Every answer is recorded with the caller's metadata. */
 #include <ctype.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,8 @@
 
 /* ---- tasks ---------------------------------------------------------------------------------- */
 
-/* Suite ids only: a network client must not make the judge read files it names. */
+/* Suite ids, or folders named relative to --tasks-dir: a network client must not make the judge
+ * read files it names elsewhere (no absolute paths, no ..; beneath() checks symlinks too). */
 static bool plain_name(const char *s) {
   if (!*s || *s == '/' || *s == '.' || strstr(s, "..") || strlen(s) > 200) return false;
   for (const char *p = s; *p; p++)
@@ -51,18 +53,42 @@ static const cl1_serve_task *task_add(cl1_serve *svc, const char *key, const cl1
   return t;
 }
 
+/* Whether folder dir lies beneath root (both resolved: no ../ or symlink leads out). */
+static bool beneath(const char *root, const char *dir) {
+  if (!root) return false;
+  char r[PATH_MAX], d[PATH_MAX];
+  if (!realpath(root, r) || !realpath(dir, d)) return false;
+  size_t k = strlen(r);
+  return !strncmp(r, d, k) && (d[k] == '/' || d[k] == 0);
+}
+
+static bool suite_has(const char *id) {
+  char dir[4096];
+  cl1_err e = {{0}};
+  return cl1_task_find(cl1_suite_root(), id, dir, sizeof dir, &e) == 0;
+}
+
 /* Resolves and records a task not seen before; caller holds task_mu. */
 static const cl1_serve_task *task_new(cl1_serve *svc, const char *name, char *msg, size_t n) {
   cl1_task_ref ref;
   cl1_err err = {{0}};
   int rc = cl1_task_resolve(cl1_suite_root(), name, &ref, &err);
+  if (rc == 1 && svc->o->tasks_dir) {  /* a folder beneath --tasks-dir, named relative to it */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", svc->o->tasks_dir, name);
+    rc = cl1_task_resolve(cl1_suite_root(), path, &ref, &err);
+  }
   if (rc) {
     snprintf(msg, n, "unknown task '%s'%s%.300s", name, rc < 0 ? ": " : "", rc < 0 ? err.msg : "");
     return NULL;
   }
   const cl1_serve_task *t = NULL;
-  if (!ref.in_suite)
-    snprintf(msg, n, "unknown task '%s' (not a task of the suite)", name);
+  if (!ref.in_suite && !beneath(svc->o->tasks_dir, ref.dir))
+    snprintf(msg, n, "unknown task '%s' (not a task of the suite%s)", name,
+             svc->o->tasks_dir ? " nor beneath --tasks-dir" : "");
+  else if (!ref.in_suite && suite_has(ref.task->id))
+    snprintf(msg, n, "task '%s' has the id %s of a suite task (the store keeps tasks by id): "
+             "import it under another --name", name, ref.task->id);
   else if (cl1_store_task_put(svc->store, ref.task->id, ref.task->level, ref.task->name,
                               ref.task->degenerate != NULL, &err))
     snprintf(msg, n, "the store cannot record task '%s': %.400s", name, err.msg);

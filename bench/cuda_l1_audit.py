@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""bench/cuda_l1_audit.py — CUDA-L1's released kernels through cudal1's evaluator (issue 22).
+
+Every row of CUDA-L1's JSON-lines file that carries a solution (`custom_code`, a KernelBench
+ModelNew) is evaluated against its own problem (`ref_code`, imported as a task by `cudal1 task
+import`) at KernelBench's sizes (the problem as written: shape set `small`), through a `cudal1
+serve` started here (its compile pool builds the load_inline kernels while the GPU times others).
+Resumable: results go to WORK/results.jsonl as they come, and rows already there are skipped, so
+a run cut by --time-limit goes on where it stopped.
+
+usage: bench/cuda_l1_audit.py BUILD [--file F] [--work DIR] [--out OUT.json] [--device cuda|host]
+         [--levels 1,2,3] [--limit N] [--jobs N] [--batch N] [--time-limit S] [--table OUT.json]
+
+OUT.json: per row the claimed score_default and the verified verdict, speedup and flags, whether
+the source holds a custom kernel (load_inline or Triton) and whether one ran during the checks
+(the evaluation's python.extension_calls), and the summary: verdicts and flags by class, and the
+mean / median / geomean of the verified speedups with failures counted as 1.0 and excluded,
+beside the claimed mean. --table prints the README table of an OUT.json."""
+import argparse
+import json
+import math
+import os
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import cudal1  # noqa: E402
+
+
+def has_code(c):
+    return isinstance(c, str) and c.strip() not in ("", "None")
+
+
+def load_rows(path, levels, limit):
+    rows = []
+    with open(path) as f:
+        for line_no, line in enumerate(f, 1):
+            r = json.loads(line)
+            if r.get("level_id") in levels:
+                r["_line"] = line_no
+                rows.append(r)
+    return rows[:limit] if limit else rows
+
+
+def row_id(r):
+    return f"L{r['level_id']}_T{r['task_id']}"
+
+
+def import_task(build, work, r):
+    """The row's problem as a task folder (once); None, or the importer's refusal."""
+    d = os.path.join(work, "tasks", row_id(r))
+    if os.path.exists(os.path.join(d, "task.json")):
+        return d, None
+    os.makedirs(os.path.join(work, "problems"), exist_ok=True)
+    prob = os.path.join(work, "problems", f"{r['task_id']}_{row_id(r)}.py")
+    with open(prob, "w") as f:
+        f.write(r["ref_code"])
+    out = subprocess.run([os.path.join(build, "cudal1"), "task", "import", prob, d, "--level",
+                          str(r["level_id"]), "--number", str(r["task_id"]), "--name",
+                          f"{r['task_id']}_{row_id(r)}"], capture_output=True, text=True)
+    if out.returncode:
+        return d, (out.stderr.strip().splitlines() or ["refused"])[-1]
+    return d, None
+
+
+def start_service(build, work, device, jobs):
+    args = [os.path.join(build, "cudal1"), "serve", "--device", device, "--shapes", "small",
+            "--port", "0", "--db", os.path.join(work, "audit.db"), "--compile-jobs", str(jobs),
+            "--tasks-dir", os.path.join(work, "tasks")]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    m = re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline())
+    if not m:
+        proc.kill()
+        raise SystemExit("cuda_l1_audit: the service announced no port")
+    return proc, f"http://127.0.0.1:{m.group(1)}"
+
+
+def extension_calls(work, code):
+    """The evaluation's python.extension_calls and its device, read from the service's store."""
+    db = sqlite3.connect(os.path.join(work, "audit.db"))
+    try:
+        row = db.execute("select e.result_json, e.device, e.driver from evaluations e join "
+                         "solutions s on s.id = e.solution_id where s.source = ? order by e.id "
+                         "desc limit 1", (code,)).fetchone()
+    finally:
+        db.close()
+    if not row or not row[0]:
+        return None, "", ""
+    return (json.loads(row[0]).get("python") or {}).get("extension_calls"), row[1], row[2]
+
+
+def custom_kernel(code):
+    return "load_inline" in code or "triton" in code or "cpp_extension" in code
+
+
+def audit(a):
+    levels = {int(x) for x in a.levels.split(",")}
+    rows = [r for r in load_rows(a.file, levels, a.limit) if has_code(r.get("custom_code"))]
+    os.makedirs(a.work, exist_ok=True)
+    res_path = os.path.join(a.work, "results.jsonl")
+    done = {}
+    if os.path.exists(res_path):
+        for line in open(res_path):
+            x = json.loads(line)
+            done[x["id"]] = x
+    todo = [r for r in rows if row_id(r) not in done]
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(a.jobs) as ex:
+        imported = list(ex.map(lambda r: import_task(a.build, a.work, r), todo))
+    out = open(res_path, "a")
+
+    def record(r, **kw):
+        x = {"id": row_id(r), "level": r["level_id"], "task": r["task_id"], "line": r["_line"],
+             "claimed": r.get("score_default"), "custom_kernel_in_source": custom_kernel(
+                 r["custom_code"]), **kw}
+        done[x["id"]] = x
+        out.write(json.dumps(x) + "\n")
+        out.flush()
+
+    ready = []
+    for r, (d, refused) in zip(todo, imported):
+        if refused:
+            record(r, verdict="task_refused", message=refused)
+        else:
+            ready.append((r, d))
+    if ready:
+        proc, url = start_service(a.build, a.work, a.device, a.jobs)
+        try:
+            client = cudal1.Client(url, timeout=3600)
+            for k in range(0, len(ready), a.batch):
+                if a.time_limit and time.monotonic() - t0 > a.time_limit:
+                    print(f"cuda_l1_audit: time limit: {len(ready) - k} rows left for a rerun",
+                          file=sys.stderr)
+                    break
+                chunk = ready[k:k + a.batch]
+                items = [{"id": row_id(r), "task": os.path.basename(d), "code": r["custom_code"],
+                          "format": "kernelbench"} for r, d in chunk]
+                for (r, _), res in zip(chunk, client.score_job(items, poll_s=2.0)):
+                    calls, dev, drv = extension_calls(a.work, r["custom_code"])
+                    record(r, status=res.get("status"), verdict=res.get("verdict"),
+                           speedup=res.get("speedup"), flags=res.get("flags", []),
+                           feedback=(res.get("feedback") or "")[:300], extension_calls=calls,
+                           device=dev, driver=drv)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=120)
+    out.close()
+    return summarize(a, rows, done)
+
+
+def stats(xs):
+    if not xs:
+        return {"n": 0}
+    return {"n": len(xs), "mean": round(statistics.mean(xs), 4),
+            "median": round(statistics.median(xs), 4),
+            "geomean": round(math.exp(statistics.mean(math.log(max(x, 1e-9)) for x in xs)), 4)}
+
+
+def summarize(a, rows, done):
+    per = [done[row_id(r)] for r in rows if row_id(r) in done]
+    passed = [x for x in per if x.get("verdict") == "pass" and x.get("speedup")]
+    verdicts, flags = {}, {}
+    for x in per:
+        v = x.get("verdict") or x.get("status") or "?"
+        verdicts[v] = verdicts.get(v, 0) + 1
+        for f in x.get("flags") or []:
+            flags[f] = flags.get(f, 0) + 1
+    claimed = [x["claimed"] for x in per if isinstance(x.get("claimed"), (int, float))]
+    dev = next((x.get("device") for x in per if x.get("device")), "")
+    drv = next((x.get("driver") for x in per if x.get("driver")), "")
+    return {
+        "bench": "cuda_l1_audit", "file": os.path.basename(a.file),
+        "commit": os.environ.get("CL1_COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
+        "gpu": dev, "driver": drv, "device": a.device, "shapes": "small",
+        "rows_with_code": len(rows), "evaluated": len(per),
+        "verdicts": verdicts, "flags": flags,
+        "custom_kernel_in_source": sum(1 for x in per if x["custom_kernel_in_source"]),
+        "custom_kernel_ran": sum(1 for x in per if (x.get("extension_calls") or 0) > 0),
+        "verified_failures_as_1": stats([x["speedup"] if x in passed else 1.0 for x in per]),
+        "verified_passes_only": stats([x["speedup"] for x in passed]),
+        "claimed_score_default": stats(claimed),
+        "rows": per,
+    }
+
+
+def table(doc):
+    s = doc
+    lines = [f"CUDA-L1's H100 kernels through cudal1 ({s['gpu']}, {s['date']}, commit "
+             f"{s['commit'][:10]}): {s['evaluated']} of {s['rows_with_code']} rows with code.", "",
+             "| | n | mean | median | geomean |", "|---|---|---|---|---|"]
+    for k, name in (("claimed_score_default", "claimed (score_default)"),
+                    ("verified_failures_as_1", "verified, failures as 1.0"),
+                    ("verified_passes_only", "verified, passes only")):
+        st = s[k]
+        lines.append(f"| {name} | {st.get('n', 0)} | {st.get('mean', '-')} | "
+                     f"{st.get('median', '-')} | {st.get('geomean', '-')} |")
+    lines += ["", "Verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items())),
+              "Flags: " + (", ".join(f"{k} {v}" for k, v in sorted(s["flags"].items())) or "none"),
+              f"A custom kernel in the source: {s['custom_kernel_in_source']}; one that ran during "
+              f"the checks: {s['custom_kernel_ran']}."]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?")
+    ap.add_argument("--file", default=os.path.join(ROOT, "..", "shared", "data", "cuda-l1",
+                                                   "h100.jsonl"))
+    ap.add_argument("--work", default="cuda-l1-audit")
+    ap.add_argument("--out")
+    ap.add_argument("--device", default="cuda", choices=("cuda", "host"))
+    ap.add_argument("--levels", default="1,2,3")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--time-limit", type=float, default=0)
+    ap.add_argument("--table")
+    a = ap.parse_args()
+    if a.table:
+        print(table(json.load(open(a.table))))
+        return
+    if not a.build:
+        ap.error("BUILD is required")
+    doc = audit(a)
+    text = json.dumps(doc, indent=1)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+    print(table(doc))
+
+
+if __name__ == "__main__":
+    main()
