@@ -138,6 +138,40 @@ static void import_reads_derived_inputs_by_value(void **state) {
   cJSON_Delete(t);
 }
 
+/* Found in CUDA-L1's file (issue 22): module integers of 0 or below are constants, not dims (a
+ * dim must be positive), and a problem the meta device cannot run (BatchNorm's training step)
+ * runs on the CPU instead. */
+static void import_handles_what_cuda_l1_problems_hold(void **state) {
+  (void)state;
+  const char *p = write_problem(
+      "import torch\nimport torch.nn as nn\n"
+      "class Model(nn.Module):\n"
+      "    def __init__(self, c, pad, lo):\n"
+      "        super().__init__()\n"
+      "        self.bn = nn.BatchNorm2d(c)\n"
+      "        self.pad, self.lo = pad, lo\n"
+      "    def forward(self, x):\n"
+      "        return torch.clamp(self.bn(nn.functional.pad(x, (self.pad,) * 4)), min=self.lo)\n"
+      "batch = 2\nchannels = 3\nside = 8\npadding = 0\nlow = -1\n"
+      "def get_inputs():\n    return [torch.randn(batch, channels, side, side)]\n"
+      "def get_init_inputs():\n    return [channels, padding, low]\n");
+  char dir[300], js[400];
+  snprintf(dir, sizeof dir, "%s/t", th_tmpdir());
+  if (import(p, dir, "")) fail_msg("%s", out);
+  snprintf(js, sizeof js, "%s/task.json", dir);
+  cJSON *t = read_json(js);
+  assert_non_null(t);
+  assert_null(at(t, "dims.small.padding"));
+  assert_null(at(t, "dims.small.low"));
+  assert_int_equal(at(t, "dims.small.side")->valueint, 8);
+  assert_int_equal(at(t, "python.init.small.1")->valueint, 0);
+  assert_int_equal(at(t, "python.init.small.2")->valueint, -1);
+  assert_str_at(t, "params.0.name", "bn.weight");
+  assert_str_at(t, "params.0.init.dist", "ones");
+  assert_str_at(t, "outputs.0.shape.3", "side");
+  cJSON_Delete(t);
+}
+
 /* The problem runs confined to its folder: a write elsewhere fails (where the kernel has
  * Landlock; without it the build's other rules still hold, and this case says nothing). */
 static void import_is_confined(void **state) {
@@ -224,6 +258,7 @@ int main(void) {
       cmocka_unit_test(import_writes_the_task),
       cmocka_unit_test(import_refuses_what_is_not_a_problem),
       cmocka_unit_test(import_reads_derived_inputs_by_value),
+      cmocka_unit_test(import_handles_what_cuda_l1_problems_hold),
       cmocka_unit_test(import_is_confined),
       cmocka_unit_test(loader_rules_for_a_python_reference),
       cmocka_unit_test(python_failures_say_why),

@@ -43,9 +43,11 @@ def load_module(path):
 
 
 def module_dims(mod):
-    """Top-level ints of the module (not bools, not private): the sizes get_inputs() reads."""
+    """Top-level positive ints of the module (not bools, not private): the sizes get_inputs()
+    reads. Zero and negative ones (a padding of 0, a clamp bound of -1) are no size: they stay
+    constants of the problem."""
     return {k: v for k, v in vars(mod).items()
-            if isinstance(v, int) and not isinstance(v, bool) and not k.startswith("_")
+            if isinstance(v, int) and not isinstance(v, bool) and v >= 1 and not k.startswith("_")
             and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k)}
 
 
