@@ -39,6 +39,7 @@
 static const char fake_importer[] =
     "#!/bin/sh\n"
     "echo \"$1\" >> \"$(dirname \"$0\")/calls.log\"\n"
+    "echo \"$3 $4\" >> \"$(dirname \"$0\")/options.log\"\n"
     "if grep -q REFUSE_ME \"$1\"; then\n"
     "  echo 'Traceback (most recent call last):' >&2\n"
     "  echo 'ValueError: cannot trace this model' >&2\n"
@@ -255,6 +256,16 @@ static void test_cuda_l1_rows_become_tasks_solutions_and_claims(void **state) {
   assert_true(exists("%s/imported/cuda-l1/level1/19_%s/reference.py", f->dir, h1));
   assert_true(exists("%s/imported/cuda-l1/level2/5_Conv_2D_bias_%s/task.json", f->dir, h2));
   assert_int_equal(importer_calls(f), 2); /* line 11's problem is line 1's */
+  /* each row's level reaches the importer (a problem file does not say it) */
+  char opts[400], got[256] = "";
+  snprintf(opts, sizeof opts, "%s/options.log", f->dir);
+  FILE *of = fopen(opts, "r");
+  assert_non_null(of);
+  size_t gn = fread(got, 1, sizeof got - 1, of);
+  got[gn] = 0;
+  fclose(of);
+  ASSERT_HAS(got, "--level 1\n");
+  ASSERT_HAS(got, "--level 2\n");
   snprintf(want, sizeof want, "%s/imported/cuda-l1/level1", f->dir);
   assert_int_equal(entries(want, "."), 0); /* no stage folder left */
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM tasks"), 2);

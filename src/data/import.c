@@ -251,15 +251,21 @@ static void last_line(char *out, char *dst, size_t n) {
 
 /* Runs the task importer on problem into stage: 0, 1 refused (w says why), -1 it could not be
  * started (c->err). */
-static int run_importer(ictx *c, const char *problem, const char *stage, char *w, size_t n) {
+static int run_importer(ictx *c, const char *problem, const char *stage, int level, char *w,
+                        size_t n) {
   const cl1_import_opts *o = c->o;
-  char *argv[16];
-  if (o->n_importer < 1 || o->n_importer > 12)
+  char *argv[16], lv[16];
+  if (o->n_importer < 1 || o->n_importer > 10)
     return cl1_err_set(c->err, "import: no task importer to run");
-  for (int i = 0; i < o->n_importer; i++) argv[i] = (char *)o->importer[i];
-  argv[o->n_importer] = (char *)problem;
-  argv[o->n_importer + 1] = (char *)stage;
-  argv[o->n_importer + 2] = NULL;
+  int k = 0;
+  for (int i = 0; i < o->n_importer; i++) argv[k++] = (char *)o->importer[i];
+  argv[k++] = (char *)problem;
+  argv[k++] = (char *)stage;
+  if (level > 0) { /* the row's level (a problem file does not say it) */
+    snprintf(lv, sizeof lv, "%d", level);
+    argv[k++] = "--level", argv[k++] = lv;
+  }
+  argv[k] = NULL;
   int limit = o->task_timeout_s > 0 ? o->task_timeout_s : CL1_IMPORT_TASK_TIMEOUT_S;
   enum { CAP = 1 << 16 };
   char *out = malloc(CAP);
@@ -293,7 +299,8 @@ static int publish(ictx *c, const char *stage, const char *dir) {
  * a stage folder of the same name one level down (.import-PID/NAME, so that a name it takes from
  * its folder is the right one), renamed into place once complete: a folder with a task.json is
  * always a whole one. 0, 1 refused (w), -1 (c->err). */
-static int task_folder(ictx *c, const char *rel, const char *problem, char *w, size_t n) {
+static int task_folder(ictx *c, const char *rel, const char *problem, int level, char *w,
+                       size_t n) {
   char dir[PATH_MAX], tj[PATH_MAX + 16], top[PATH_MAX + 32], stage[2 * PATH_MAX + 64];
   if (snprintf(dir, sizeof dir, "%s/%s", c->o->tasks_dir, rel) >= (int)sizeof dir)
     return cl1_err_set(c->err, "import: %s/%s: path too long", c->o->tasks_dir, rel);
@@ -310,7 +317,7 @@ static int task_folder(ictx *c, const char *rel, const char *problem, char *w, s
   /* DIR itself is left for the importer to make, as a command that writes a folder does */
   if (mkdir(top, 0755))
     return cl1_err_set(c->err, "import: cannot create %s: %s", top, strerror(errno));
-  rc = run_importer(c, problem, stage, w, n);
+  rc = run_importer(c, problem, stage, level, w, n);
   char stj[sizeof stage + 16];
   snprintf(stj, sizeof stj, "%s/task.json", stage);
   if (rc == 0 && access(stj, F_OK)) {
@@ -368,7 +375,7 @@ static row_outcome cuda_l1_task(ictx *c, const row *r, task_ident *t, char *w, s
     if (tmp_dir(c)) return ROW_FATAL;
     snprintf(problem, sizeof problem, "%s/%s.py", c->tmp, base);
     if (cl1_file_write_atomic(problem, r->problem, c->err)) return ROW_FATAL;
-    int rc = task_folder(c, rel, problem, w, n);
+    int rc = task_folder(c, rel, problem, r->level, w, n);
     unlink(problem);
     if (rc) return rc > 0 ? ROW_REFUSED : ROW_FATAL;
   }
@@ -394,7 +401,7 @@ static row_outcome jsonl_problem(ictx *c, const char *path, task_ident *t, char 
   snprintf(file, sizeof file, "%.*s", (int)(strlen(b) - 3 < 60 ? strlen(b) - 3 : 60), b);
   safe_name(file, stem, sizeof stem);
   snprintf(rel, sizeof rel, "jsonl/%s_%s", stem, h);
-  int rc = task_folder(c, rel, path, w, n);
+  int rc = task_folder(c, rel, path, 0, w, n);
   if (rc) return rc > 0 ? ROW_REFUSED : ROW_FATAL;
   char dir[PATH_MAX + 210];
   snprintf(dir, sizeof dir, "%s/%s", c->o->tasks_dir, rel);
