@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "optimize_int.h"
+#include "../eval/pybuild.h"
 #include "parse.h"
 #include "prompt.h"
 #include "review.h"
@@ -275,9 +276,8 @@ static int enqueue(cl1_opt_loop *L, int task, int64_t sample_id, const char *cod
     return -1;
   }
   L->inflight[task]++;
-  /* a Python module builds its kernels when the evaluator imports it: nothing to compile ahead */
-  bool ahead = L->backend == CL1_BACKEND_CUDA && L->o->compile_jobs > 0 &&
-               L->o->format == CL1_FORMAT_CABI;
+  /* a Python module's build step (its load_inline kernels) is compiled ahead the same way */
+  bool ahead = L->backend == CL1_BACKEND_CUDA && L->o->compile_jobs > 0;
   q_push(ahead ? &L->compile_q : &L->eval_q, j);
   pthread_cond_broadcast(&L->cv);
   return 0;
@@ -465,6 +465,11 @@ int cl1_opt_pipeline(cl1_opt_loop *L, cl1_err *err) {
   if (n_task_threads > 64) n_task_threads = 64;
   if (n_compile > 64) n_compile = 64;
   if (requeue_pending(L, err)) return -1;
+  /* Python candidates: the workers' python3 described (pybuild.h sets the environment) before
+     the threads start; a failure is each evaluation's infra_error, said there */
+  cl1_err pe = {{0}};
+  if (L->o->format == CL1_FORMAT_KERNELBENCH && cl1_pyenv_ensure(&pe))
+    cl1_log_debug("optimize: %s", pe.msg);
   /* Ctrl-C reaches the main thread only: delivered to the evaluating thread it would cut the
      judge's waits short (EINTR) and fail an evaluation instead of stopping after it */
   sigset_t block, old;
