@@ -11,6 +11,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
+#include "store_query.h"
 #include "harness.h"
 #include "fake_llm.h"
 #include "store_fixture.h"
@@ -19,21 +20,6 @@
 
 #define RELU "level1/19_ReLU"
 #define EVAL_OPTS "--device host --shapes test --min-trials 10 --max-trials 30 --time-budget 0.3"
-
-static double q_num(const char *db_path, const char *sql) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  double v = -1;
-  assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_double(st, 0);
-  else
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
-}
 
 /* One replay line: {"task": RELU, "content": text} or {"task": RELU, "file": abs(path)}. */
 static void line(FILE *f, const char *content, const char *file) {

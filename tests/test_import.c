@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <sys/stat.h>
+#include "store_query.h"
 #include "harness.h"
 #include "base/file.h"
 #include "base/hash.h"
@@ -121,34 +122,6 @@ static int run_import(th_store *f, char *out, size_t cap, char *err, size_t ecap
   }
   unlink(epath);
   return rc;
-}
-
-static double q_num(const char *db_path, const char *sql) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  double v = NAN;
-  assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_double(st, 0);
-  else
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
-}
-
-static char *q_text(const char *db_path, const char *sql, char *buf, size_t n) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  buf[0] = 0;
-  assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-    snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return buf;
 }
 
 static void raw_exec(const char *db_path, const char *sql) {

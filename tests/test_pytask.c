@@ -237,7 +237,7 @@ static cJSON *eval_json(const char *task, const char *sol) {
 /* The messages a user reads: a mapping refused with both lists, the line of a syntax error. */
 static void python_failures_say_why(void **state) {
   (void)state;
-  cJSON *j = eval_json(PROBLEM, "tests/python/host/linear_transposed.py");
+  cJSON *j = eval_json(PROBLEM, "tests/python/common/linear_transposed.py");
   assert_str_at(j, "verdict", "crash");
   assert_str_at(j, "task", "level1/1_Linear_ReLU");
   const cJSON *log = at(j, "candidate_log_tail");
@@ -245,7 +245,7 @@ static void python_failures_say_why(void **state) {
   assert_non_null(strstr(log->valuestring, "cannot map the task's params ['fc.weight[32, 64]'"));
   assert_non_null(strstr(log->valuestring, "onto the module's state ['wt[64, 32]'"));
   cJSON_Delete(j);
-  j = eval_json("level1/19_ReLU", "tests/python/host/relu_syntax.py");
+  j = eval_json("level1/19_ReLU", "tests/python/common/relu_syntax.py");
   assert_str_at(j, "verdict", "compile_error");
   const cJSON *d = at(j, "compile.diagnostics");
   assert_true(cJSON_IsString(d));

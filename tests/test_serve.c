@@ -1059,7 +1059,7 @@ static void test_tasks_dir_serves_imported_tasks_and_nothing_outside(void **stat
   const char *extra[] = {"--tasks-dir", tasks, NULL};
   svc s;
   svc_fresh(&s, extra);
-  const char *code = file_text("tests/python/host/linear_ok.py");
+  const char *code = file_text("tests/python/common/linear_ok.py");
   cJSON *d = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(d, "items");
   cJSON_AddItemToArray(a, kb_item(0, "code", code, "kernelbench"));
   cJSON_ReplaceItemInObject(cJSON_GetArrayItem(a, 0), "task", cJSON_CreateString("lin"));

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include "store_query.h"
 #include "harness.h"
 #include "store_fixture.h"
 #include "store/store_int.h"
@@ -25,35 +26,6 @@
 #define EVAL "--device host --shapes test --min-trials 5 --max-trials 5 --time-budget 0.01"
 
 /* ---- helpers ---- */
-
-static double q_num(const char *db_path, const char *sql) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  double v = NAN;
-  assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_double(st, 0);
-  else
-    fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
-}
-
-static char *q_text(const char *db_path, const char *sql, char *buf, size_t n) {
-  sqlite3 *db;
-  sqlite3_stmt *st;
-  buf[0] = 0;
-  assert_int_equal(sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  sqlite3_busy_timeout(db, 5000);
-  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_text(st, 0))
-    snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return buf;
-}
 
 static char *file_text(const char *path) {
   FILE *f = fopen(path, "r");

@@ -351,13 +351,19 @@ static void fmt_tensors(sbuf *b, const char *what, const cl1_tensor_spec *sp, co
   }
 }
 
-static void fmt_shapes(const ctx *c, sbuf *b) {
+/* "Shape set "small": N = 4096, ..." (both formats' shapes open with it). */
+static void fmt_shape_set(const ctx *c, sbuf *b) {
   const cl1_task *t = c->in->task;
-  const cl1_inst *in = c->inst;
   sb_printf(b, "Shape set \"%s\":", cl1_shapes_name(c->set));
   for (int i = 0; i < t->n_dims; i++)
     sb_printf(b, "%s %s = %lld", i ? "," : "", t->dim_names[i], (long long)t->dims[c->set][i]);
   sb_puts(b, t->n_dims ? "\n" : " no dims\n");
+}
+
+static void fmt_shapes(const ctx *c, sbuf *b) {
+  const cl1_task *t = c->in->task;
+  const cl1_inst *in = c->inst;
+  fmt_shape_set(c, b);
   fmt_tensors(b, "inputs (call->inputs[i])", t->inputs, in->inputs, t->n_inputs);
   fmt_tensors(b, "params (call->params[i])", t->params, in->params, t->n_params);
   fmt_tensors(b, "outputs (call->outputs[i])", t->outputs, in->outputs, t->n_outputs);
@@ -400,10 +406,7 @@ static void fmt_torch_tensors(sbuf *b, const char *what, const cl1_tensor_spec *
 static void fmt_model_shapes(const ctx *c, sbuf *b) {
   const cl1_task *t = c->in->task;
   const cl1_inst *in = c->inst;
-  sb_printf(b, "Shape set \"%s\":", cl1_shapes_name(c->set));
-  for (int i = 0; i < t->n_dims; i++)
-    sb_printf(b, "%s %s = %lld", i ? "," : "", t->dim_names[i], (long long)t->dims[c->set][i]);
-  sb_puts(b, t->n_dims ? "\n" : " no dims\n");
+  fmt_shape_set(c, b);
   fmt_torch_tensors(b, "forward() inputs, in order", t->inputs, in->inputs, t->n_inputs,
                     CL1_TASK_MAX_TENSORS);
   fmt_torch_tensors(b, t->n_outputs > 1 ? "forward() returns a tuple of" : "forward() returns",

@@ -12,7 +12,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("CL1_BUILD", "build")
 PROBLEM = open(os.path.join(ROOT, "tests/python/problems/1_Linear_ReLU.py")).read()
-GOOD = open(os.path.join(ROOT, "tests/python/host/linear_ok.py")).read()
+GOOD = open(os.path.join(ROOT, "tests/python/common/linear_ok.py")).read()
 BROKEN = "import torch.nn as nn\nimport cudal1_no_such_package\nclass ModelNew(nn.Module):\n    pass\n"
 
 
