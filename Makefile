@@ -48,7 +48,7 @@ TESTS   := $(TEST_C:tests/%.c=$(BUILD)/tests/%)
 GTESTS  := $(GTEST_C:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
 BENCHES := $(BENCH_C:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test gpu-test bench demo train-demo clean deps bundle
+.PHONY: all test gpu-test bench demo train-demo clean deps bundle gpu-bundle
 all: $(BUILD)/.deps $(BUILD)/cudal1 $(BUILD)/cudal1-worker $(BUILD)/libcudal1.a $(BUILD)/libcudal1.so $(BUILD)/libcl1ops_host.so \
      $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so $(BUILD)/libcl1py.so $(BUILD)/libcl1py_rt.so \
      $(TESTS) $(GTESTS) $(BENCHES)
@@ -181,6 +181,13 @@ bundle: all
 	        | grep -vE '/(libc|libm|libdl|librt|libpthread|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|^$(CUDA_HOME)|/usr/local/cuda' | sort -u) \
 	    $$(ldconfig -p | awk '/libcmocka.so.0 / {print $$4; exit}'); do \
 	  [ "$$(dirname $$(realpath $$l))" = "$$(realpath $(BUILD)/deps)" ] || cp -L $$l $(BUILD)/deps/; done
+
+# What a GPU session carries to the device (scripts/gpu-run runs over it): the programs, the op,
+# peaks and Python-runtime libraries, the tests, the benchmarks and the bundled libraries.
+gpu-bundle: bundle
+	tar czf $(BUILD)/gpu-bundle.tgz $(BUILD)/cudal1 $(BUILD)/cudal1-worker $(BUILD)/libcudal1.so \
+	    $(BUILD)/libcl1ops_host.so $(BUILD)/libcl1ops_cuda.so $(BUILD)/libcl1peaks.so \
+	    $(BUILD)/libcl1py.so $(BUILD)/libcl1py_rt.so $(BUILD)/tests $(BUILD)/bench $(BUILD)/deps
 
 clean:
 	rm -rf $(BUILD)
