@@ -41,6 +41,7 @@ static const char fake_importer[] =
     "#!/bin/sh\n"
     "echo \"$1\" >> \"$(dirname \"$0\")/calls.log\"\n"
     "echo \"$3 $4\" >> \"$(dirname \"$0\")/options.log\"\n"
+    "echo \"$5 $6\" >> \"$(dirname \"$0\")/names.log\"\n"
     "if grep -q REFUSE_ME \"$1\"; then\n"
     "  echo 'Traceback (most recent call last):' >&2\n"
     "  echo 'ValueError: cannot trace this model' >&2\n"
@@ -239,6 +240,15 @@ static void test_cuda_l1_rows_become_tasks_solutions_and_claims(void **state) {
   fclose(of);
   ASSERT_HAS(got, "--level 1\n");
   ASSERT_HAS(got, "--level 2\n");
+  char names[400];
+  snprintf(names, sizeof names, "%s/names.log", f->dir);
+  of = fopen(names, "r");
+  assert_non_null(of);
+  gn = fread(got, 1, sizeof got - 1, of);
+  got[gn] = 0;
+  fclose(of);
+  snprintf(want, sizeof want, "--name 19_%s\n", h1);  /* the folder's name, not the file's */
+  ASSERT_HAS(got, want);
   snprintf(want, sizeof want, "%s/imported/cuda-l1/level1", f->dir);
   assert_int_equal(entries(want, "."), 0); /* no stage folder left */
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM tasks"), 2);

@@ -254,7 +254,7 @@ static void last_line(char *out, char *dst, size_t n) {
 static int run_importer(ictx *c, const char *problem, const char *stage, int level, char *w,
                         size_t n) {
   const cl1_import_opts *o = c->o;
-  char *argv[16], lv[16];
+  char *argv[20], lv[16];
   if (o->n_importer < 1 || o->n_importer > 10)
     return cl1_err_set(c->err, "import: no task importer to run");
   int k = 0;
@@ -265,6 +265,10 @@ static int run_importer(ictx *c, const char *problem, const char *stage, int lev
     snprintf(lv, sizeof lv, "%d", level);
     argv[k++] = "--level", argv[k++] = lv;
   }
+  /* the task's name is its folder's (content-addressed), not the problem file's: two problems
+     named alike would otherwise load as one task id */
+  const char *base = strrchr(stage, '/');
+  argv[k++] = "--name", argv[k++] = (char *)(base ? base + 1 : stage);
   argv[k] = NULL;
   int limit = o->task_timeout_s > 0 ? o->task_timeout_s : CL1_IMPORT_TASK_TIMEOUT_S;
   enum { CAP = 1 << 16 };
