@@ -263,6 +263,8 @@ def describe(args, mod, sets, runs):
         dist = init_from_tag(tag) if tag else init_from_values(real[1][i])
         name = sig[i] if i < len(sig) and not sig[i].startswith("*") else f"x{i}"
         entries_in.append(tensor_entry(name, x, in_shapes[k], dist))
+    # constructed afresh, not the CPU run's model: its forward (training mode) moved BatchNorm's
+    # running statistics off their initial constants
     torch.manual_seed(0)
     for k, v in dims["small"].items():
         setattr(mod, k, v)

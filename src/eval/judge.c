@@ -661,12 +661,15 @@ static int compile_both(eval_run *x) {
  * inputs (a `degenerate` note) cannot show a speedup worth paying for. */
 static int note_reward_caps(eval_run *x) {
   cl1_so_facts facts;
-  if (cl1_gate_so_facts(x->cres[0].so_path, &facts, x->err)) return STAGE_INFRA;
-  if (facts.calls_op_library) cl1_judge_flag(x->r, "calls_op_library");
-  if (x->o->backend == CL1_BACKEND_CUDA && facts.calls_op_library && !facts.own_device_code &&
-      !facts.calls_vendor) {
-    cl1_judge_flag(x->r, "no_custom_kernel");
-    x->cap_reward = true;
+  /* a Python module has no object of its own to read (its extensions are the build's) */
+  if (!x->cres[0].py_module[0]) {
+    if (cl1_gate_so_facts(x->cres[0].so_path, &facts, x->err)) return STAGE_INFRA;
+    if (facts.calls_op_library) cl1_judge_flag(x->r, "calls_op_library");
+    if (x->o->backend == CL1_BACKEND_CUDA && facts.calls_op_library && !facts.own_device_code &&
+        !facts.calls_vendor) {
+      cl1_judge_flag(x->r, "no_custom_kernel");
+      x->cap_reward = true;
+    }
   }
   if (cl1_task_degenerate_at(x->task, x->o->shapes)) {
     cl1_judge_flag(x->r, "degenerate_task");
@@ -678,27 +681,22 @@ static int note_reward_caps(eval_run *x) {
 /* A Python side runs in workers that embed the judge's python3 (pybuild.h): its description is
  * needed here, in the process that starts them. */
 static int note_python(eval_run *x) {
-  if (x->cres[0].py_module[0] || x->cres[1].py_module[0]) {
-    if (cl1_pyenv_ensure(x->err)) return STAGE_INFRA;
-  }
-  if (x->cres[0].py_module[0] && cl1_task_degenerate_at(x->task, x->o->shapes)) {
-    cl1_judge_flag(x->r, "degenerate_task");
-    x->cap_reward = true;
-  }
-  return STAGE_NEXT;
+  bool py = x->cres[0].py_module[0] || x->cres[1].py_module[0];
+  return py && cl1_pyenv_ensure(x->err) ? STAGE_INFRA : STAGE_NEXT;
 }
 
-/* 3. The object gate: the built object's imports; then what the object says about the reward. */
+/* 3. The object gate: the built object's imports (a Python module has none of its own: the
+ * sandbox and the protocol stand for the gate there); then what it says about the reward. */
 static int object_gate(eval_run *x) {
-  /* a Python module has no object of its own (its extensions are the build's): the sandbox and
-     the protocol stand for the gate there */
-  if (x->cres[0].py_module[0]) return note_python(x);
-  double t0 = cl1_now();
-  cl1_gate_verdict gv;
-  int g = cl1_gate_symbols(x->cres[0].so_path, x->o->backend, &gv, x->err);
-  x->r->t_gate += cl1_now() - t0;
-  int s = gate_outcome(x->r, g, &gv);
-  if (!s) s = note_python(x);  /* a Python reference with a C candidate */
+  int s = STAGE_NEXT;
+  if (!x->cres[0].py_module[0]) {
+    double t0 = cl1_now();
+    cl1_gate_verdict gv;
+    int g = cl1_gate_symbols(x->cres[0].so_path, x->o->backend, &gv, x->err);
+    x->r->t_gate += cl1_now() - t0;
+    s = gate_outcome(x->r, g, &gv);
+  }
+  if (!s) s = note_python(x);
   return s ? s : note_reward_caps(x);
 }
 

@@ -166,31 +166,27 @@ static void tail_diag(char *diag, size_t cap, const char *out, size_t len) {
   snprintf(diag, cap, "%s", s);
 }
 
-/* Runs the build confined in dir (python3 -m cudal1.pybuild dir/module.py dir/ext -). */
-static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_result *res,
-                     cl1_err *err) {
-  char worker[PATH_MAX], mod[PATH_MAX + 256], ext[PATH_MAX + 256], mem[32], cpu[32];
+int cl1_pybuild_run(const cl1_pyrun *r, char *const *args, char *out, size_t cap, size_t *len,
+                    int *status, cl1_err *err) {
+  char worker[PATH_MAX], tmp[PATH_MAX + 16], mem[32], cpu[32];
   if (cl1_proc_find_program("CUDAL1_WORKER", "cudal1-worker", worker, sizeof worker, err))
-    return cl1_err_wrap(err, "the Python build step");
-  int limit_s = o->timeout_s > BUILD_MIN_S ? o->timeout_s : BUILD_MIN_S;
-  snprintf(mod, sizeof mod, "%s/module.py", dir);
-  snprintf(ext, sizeof ext, "%s/ext", dir);
-  snprintf(mem, sizeof mem, "%d", BUILD_MEM_MB);
-  snprintf(cpu, sizeof cpu, "%d", 2 * limit_s);
-  char *argv[] = {worker, "--confine-build", (char *)dir, mem, cpu, "--",
-                  (char *)python3(), "-m", "cudal1.pybuild", mod, ext, "-", NULL};
-  char tmp[PATH_MAX + 256];
-  snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+    return -1;
+  snprintf(tmp, sizeof tmp, "%s/.tmp", r->dir);
   if (cl1_file_mkdirs(tmp, err)) return -1;
-  /* a small environment: the compilers' intermediates and the caches (HOME: triton's, torch's)
-     in the build's folder, cudal1's package importable, the toolchain found */
-  char vars[7][PATH_MAX * 3], *envp[10];
+  snprintf(mem, sizeof mem, "%d", r->mem_mb);
+  snprintf(cpu, sizeof cpu, "%d", r->cpu_s);
+  char *argv[80] = {worker, "--confine-build", (char *)r->dir, mem, cpu, "--", (char *)python3(),
+                    "-m", (char *)r->module};
+  int n = 9;
+  for (int i = 0; args[i] && n < 79; i++) argv[n++] = args[i];
+  argv[n] = NULL;
+  /* a small environment: intermediates and caches (TMPDIR, HOME) in the folder, cudal1's package
+     importable, python3's own bin first (ninja, a PyPI package, is installed beside it) */
+  char vars[6][PATH_MAX * 3], *envp[12], bin[PATH_MAX];
   int k = 0;
   snprintf(vars[k], sizeof vars[k], "TMPDIR=%s", tmp), envp[k] = vars[k], k++;
-  snprintf(vars[k], sizeof vars[k], "HOME=%s", dir), envp[k] = vars[k], k++;
+  snprintf(vars[k], sizeof vars[k], "HOME=%s", tmp), envp[k] = vars[k], k++;
   snprintf(vars[k], sizeof vars[k], "PYTHONPATH=%s", getenv("CUDAL1_PYPATH")), envp[k] = vars[k], k++;
-  /* python3's own bin first: ninja (a PyPI package) is installed beside it */
-  char bin[PATH_MAX];
   snprintf(bin, sizeof bin, "%s", python3());
   char *slash = strrchr(bin, '/');
   if (slash) *slash = 0;
@@ -201,19 +197,35 @@ static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_res
   for (int i = 0; i < 2; i++)
     if (getenv(pass[i]))
       snprintf(vars[k], sizeof vars[k], "%s=%s", pass[i], getenv(pass[i])), envp[k] = vars[k], k++;
+  envp[k++] = "PYTHONDONTWRITEBYTECODE=1";
+  for (int i = 0; r->env && r->env[i] && k < 11; i++) envp[k++] = (char *)r->env[i];
+  envp[k] = NULL;
+  cl1_proc_limits lim = {256LL << 20, envp};
+  int rc = cl1_proc_run_lim(argv, r->dir, r->limit_s * 1000, &lim, out, cap, len, status, err);
+  cl1_file_rm_tree(tmp);
+  return rc;
+}
+
+/* Runs the build confined in dir (python3 -m cudal1.pybuild dir/module.py dir/ext -). */
+static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_result *res,
+                     cl1_err *err) {
+  char mod[PATH_MAX + 256], ext[PATH_MAX + 256], archv[64];
+  int limit_s = o->timeout_s > BUILD_MIN_S ? o->timeout_s : BUILD_MIN_S;
+  snprintf(mod, sizeof mod, "%s/module.py", dir);
+  snprintf(ext, sizeof ext, "%s/ext", dir);
   /* torch builds for the GPU it finds unless told: the evaluator's architecture ("90" -> 9.0) */
   const char *arch = o->arch ? o->arch : cl1_compile_build_arch();
-  snprintf(vars[k], sizeof vars[k], "TORCH_CUDA_ARCH_LIST=%.*s.%s", (int)strlen(arch) - 1, arch,
+  snprintf(archv, sizeof archv, "TORCH_CUDA_ARCH_LIST=%.*s.%s", (int)strlen(arch) - 1, arch,
            arch + strlen(arch) - 1);
-  envp[k] = vars[k], k++;
-  envp[k++] = "PYTHONDONTWRITEBYTECODE=1";
-  envp[k] = NULL;
+  const char *env[] = {archv, NULL};
+  cl1_pyrun r = {.dir = dir, .module = "cudal1.pybuild", .limit_s = limit_s,
+                 .cpu_s = 2 * limit_s, .mem_mb = BUILD_MEM_MB, .env = env};
+  char *args[] = {mod, ext, "-", NULL};
   char *out = malloc(OUT_CAP);
   if (!out) return cl1_err_set(err, "out of memory");
-  cl1_proc_limits lim = {256LL << 20, envp};
   size_t len = 0;
   int st = 0;
-  int rc = cl1_proc_run_lim(argv, dir, limit_s * 1000, &lim, out, OUT_CAP, &len, &st, err);
+  int rc = cl1_pybuild_run(&r, args, out, OUT_CAP, &len, &st, err);
   if (rc < 0) rc = cl1_err_wrap(err, "the Python build step");
   else if (rc == CL1_PROC_TIMEOUT) {
     snprintf(res->diag, sizeof res->diag, "the build (load_inline) ran past %d s", limit_s);
@@ -257,9 +269,6 @@ int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
     if (!rc) rc = run_build(tmpl, o, res, err);
     /* a finished folder appears whole (a rename), or not at all; a concurrent twin wins */
     if (!rc) {
-      char t[PATH_MAX + 96];
-      snprintf(t, sizeof t, "%s/tmp", tmpl);
-      cl1_file_rm_tree(t);
       if (rename(tmpl, dir) && stat(mod, &st))
         rc = cl1_err_set(err, "%s: cannot store the build: %s", dir, strerror(errno));
     }

@@ -26,33 +26,21 @@ static const char *last_line(char *out, size_t len) {
 
 int cl1_pytask_import(const char *problem, const char *dir, char *const *extra, int n_extra,
                       cl1_err *err) {
-  char abs_problem[PATH_MAX], abs_dir[PATH_MAX], worker[PATH_MAX], tmp[PATH_MAX + 8];
+  char abs_problem[PATH_MAX], abs_dir[PATH_MAX];
   if (!realpath(problem, abs_problem)) return cl1_err_set(err, "%s: %s", problem, strerror(errno)), 1;
   if (cl1_file_mkdirs(dir, err) || !realpath(dir, abs_dir)) return cl1_err_wrap(err, "task folder");
   if (cl1_pyenv_ensure(err)) return -1;
-  if (cl1_proc_find_program("CUDAL1_WORKER", "cudal1-worker", worker, sizeof worker, err))
-    return -1;
-  snprintf(tmp, sizeof tmp, "%s/.tmp", abs_dir);
-  if (cl1_file_mkdirs(tmp, err)) return -1;
-  char *argv[64] = {worker, "--confine-build", abs_dir, "65536", "1200", "--",
-                    (char *)cl1_pyenv_python(), "-m", "cudal1.kbtask", abs_problem, abs_dir};
-  int k = 11;
-  for (int i = 0; i < n_extra && k < 63; i++) argv[k++] = extra[i];
-  argv[k] = NULL;
-  char e_tmp[PATH_MAX + 16], e_home[PATH_MAX + 16], e_pp[16384], e_path[8192];
-  snprintf(e_tmp, sizeof e_tmp, "TMPDIR=%s", tmp);
-  snprintf(e_home, sizeof e_home, "HOME=%s", tmp);
-  snprintf(e_pp, sizeof e_pp, "PYTHONPATH=%s", getenv("CUDAL1_PYPATH"));
-  snprintf(e_path, sizeof e_path, "PATH=%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-  char *envp[] = {e_tmp, e_home, e_pp, e_path, "PYTHONDONTWRITEBYTECODE=1",
-                  "CUDA_VISIBLE_DEVICES=", NULL};
-  cl1_proc_limits lim = {64LL << 20, envp};
+  char *args[64] = {abs_problem, abs_dir};
+  int k = 2;
+  for (int i = 0; i < n_extra && k < 63; i++) args[k++] = extra[i];
+  args[k] = NULL;
+  const char *env[] = {"CUDA_VISIBLE_DEVICES=", NULL};  /* the problem runs on the CPU */
+  cl1_pyrun r = {.dir = abs_dir, .module = "cudal1.kbtask", .limit_s = IMPORT_LIMIT_S,
+                 .cpu_s = 2 * IMPORT_LIMIT_S, .mem_mb = 65536, .env = env};
   char *out = malloc(OUT_CAP);
   if (!out) return cl1_err_set(err, "out of memory");
   size_t len = 0;
-  int st = 0, rc = cl1_proc_run_lim(argv, abs_dir, IMPORT_LIMIT_S * 1000, &lim, out, OUT_CAP,
-                                    &len, &st, err);
-  cl1_file_rm_tree(tmp);
+  int st = 0, rc = cl1_pybuild_run(&r, args, out, OUT_CAP, &len, &st, err);
   if (rc < 0) rc = cl1_err_wrap(err, "task import");
   else if (rc == CL1_PROC_TIMEOUT) {
     cl1_err_set(err, "%s: running the problem took over %d s", problem, IMPORT_LIMIT_S);
@@ -60,8 +48,9 @@ int cl1_pytask_import(const char *problem, const char *dir, char *const *extra, 
   } else if (st == 1 || st == 2) {
     cl1_err_set(err, "%s", last_line(out, len));
     rc = 1;
+  } else if (st) {
+    rc = cl1_err_set(err, "task import failed (exit %d): %.500s", st, last_line(out, len));
   }
-  else if (st) rc = cl1_err_set(err, "task import failed (exit %d): %.500s", st, last_line(out, len));
   free(out);
   if (rc) return rc;
   cl1_task *t = NULL;
