@@ -36,7 +36,8 @@
 
 /* The stand-in task importer: logs PROBLEM, refuses one marked REFUSE_ME the way a Python error
  * ends (last line), exits 0 without a task.json for NO_TASK_JSON, else makes DIR (which must not
- * exist yet) with task.json (level 3, which a .py problem's task takes) and reference.py. */
+ * exist yet) with task.json (its name, and the --level given, else 3; 0 for BAD_LEVEL) and
+ * reference.py. */
 static const char fake_importer[] =
     "#!/bin/sh\n"
     "echo \"$1\" >> \"$(dirname \"$0\")/calls.log\"\n"
@@ -50,8 +51,9 @@ static const char fake_importer[] =
     "grep -q NO_TASK_JSON \"$1\" && exit 0\n"
     "[ -e \"$2\" ] && exit 9\n"
     "mkdir \"$2\" || exit 9\n"
-    "cp \"$1\" \"$2/reference.py\" && printf '{\"name\":\"%s\",\"level\":3}\\n' \"$(basename \"$2\")\" "
-    "> \"$2/task.json\"\n";
+    "lv=3; [ \"$3\" = --level ] && lv=$4; grep -q BAD_LEVEL \"$1\" && lv=0\n"
+    "cp \"$1\" \"$2/reference.py\" && printf '{\"name\":\"%s\",\"level\":%s}\\n' \"$(basename \"$2\")\" "
+    "\"$lv\" > \"$2/task.json\"\n";
 
 static void put_importer(th_store *f) {
   char path[400];
@@ -254,11 +256,11 @@ static void test_cuda_l1_rows_become_tasks_solutions_and_claims(void **state) {
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM tasks"), 2);
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM solutions WHERE origin = 'import'"
                                   " AND backend = 'cuda' AND run_id IS NULL"), 3);
-  snprintf(want, sizeof want, "cuda-l1/level1/19_%s|1|19_%s", h1, h1);
+  snprintf(want, sizeof want, "level1/19_%s|1|19_%s", h1, h1);
   assert_string_equal(q_text(f->path, "SELECT id || '|' || level || '|' || name FROM tasks"
                                       " ORDER BY level", buf, sizeof buf), want);
   snprintf(want, sizeof want, "SELECT source FROM solutions WHERE task_id ="
-           " 'cuda-l1/level2/5_Conv_2D_bias_%s'", h2);
+           " 'level2/5_Conv_2D_bias_%s'", h2);
   assert_string_equal(q_text(f->path, want, buf, sizeof buf), CONV_NEW);
   /* claims and provenance: the file's real path, the line, the row's level and task */
   char real[PATH_MAX];
@@ -294,31 +296,41 @@ static void test_cuda_l1_reimport_adds_nothing(void **state) {
 }
 
 /* A problem the importer refuses is skipped with its last line of output; one it "imports"
- * without a task.json too; nothing of theirs reaches the store or the tasks folder. */
+ * without a task.json too, and one whose task.json gives no task id; nothing of theirs reaches
+ * the store. */
 static void test_refused_problems_are_skipped_with_the_reason(void **state) {
   th_store *f = *state;
   put_importer(f);
   char *lines[] = {l1_row(1, 1, RELU_REF, RELU_NEW, 1.1),
                    l1_row(1, 2, RELU_REF "# REFUSE_ME\n", RELU_NEW, 9.0),
-                   l1_row(1, 3, RELU_REF "# NO_TASK_JSON\n", RELU_NEW, 9.0)};
-  bool owned[] = {true, true, true};
-  write_lines(f, "r.jsonl", lines, owned, 3);
+                   l1_row(1, 3, RELU_REF "# NO_TASK_JSON\n", RELU_NEW, 9.0),
+                   l1_row(1, 4, RELU_REF "# BAD_LEVEL\n", RELU_NEW, 9.0)};
+  bool owned[] = {true, true, true, true};
+  write_lines(f, "r.jsonl", lines, owned, 4);
   char out[4096], err[8192], want[600];
   int rc = run_import(f, out, sizeof out, err, sizeof err, "cuda-l1 %s/r.jsonl --db %s "
                       "--tasks-dir %s/tasks", f->dir, f->path, f->dir);
   if (rc != 0) fail_msg("exit %d\nstdout: %s\nstderr: %s", rc, out, err);
-  ASSERT_HAS(out, "imported 1, skipped 2 (malformed 0, no custom code 0, task refused 2)");
+  ASSERT_HAS(out, "imported 1, skipped 3 (malformed 0, no custom code 0, task refused 3)");
   snprintf(want, sizeof want, "%s/r.jsonl:2: ref_code: the task importer refused it (exit 1): "
            "ValueError: cannot trace this model\n", f->dir);
   ASSERT_HAS(err, want);
   snprintf(want, sizeof want, "%s/r.jsonl:3: ref_code: the task importer exited 0 but wrote no "
            "task.json\n", f->dir);
   ASSERT_HAS(err, want);
+  /* a task.json the loader could not give an id: no id of a made-up form in the store */
+  snprintf(want, sizeof want, "%s/r.jsonl:4: ref_code: %s/tasks/cuda-l1/level1/4_", f->dir,
+           f->dir);
+  ASSERT_HAS(err, want);
+  ASSERT_HAS(err, "/task.json has no \"level\" 1-3 and a plain \"name\"\n");
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM tasks"), 1);
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM import_claims WHERE line = 1"), 1);
   snprintf(want, sizeof want, "%s/tasks/cuda-l1/level1", f->dir);
-  assert_int_equal(entries(want, ""), 1); /* task 1's folder alone: no stage folder left */
+  /* task 1's folder and the unusable task 4's (the importer's own output, kept as it made it);
+     no stage folder left */
+  assert_int_equal(entries(want, ""), 2);
   assert_int_equal(entries(want, "1_"), 1);
+  assert_int_equal(entries(want, "4_"), 1);
   assert_false(exists("%s/imported", f->dir)); /* --tasks-dir was used */
   /* only refused rows: nothing imported, exit 2 */
   char *only[] = {l1_row(1, 2, RELU_REF "# REFUSE_ME\n", RELU_NEW, 9.0)};
@@ -487,12 +499,12 @@ static void test_jsonl_rows(void **state) {
   }
   assert_int_equal(importer_calls(f), 1);
   assert_true(exists("%s/task.json", folder));
-  snprintf(want, sizeof want, "jsonl/my_prob_%s|3|my_prob_%s;level1/19_ReLU|1|19_ReLU", h, h);
+  snprintf(want, sizeof want, "level1/19_ReLU|1|19_ReLU;level3/my_prob_%s|3|my_prob_%s", h, h);
   assert_string_equal(q_text(f->path, "SELECT group_concat(x, ';') FROM (SELECT id || '|' ||"
                                       " level || '|' || name AS x FROM tasks ORDER BY id)", buf,
                              sizeof buf), want);
-  snprintf(want, sizeof want, "jsonl/my_prob_%s|cuda|kernelbench|2|{};level1/19_ReLU|cuda|cabi|"
-           "1|{\"speedup\":2,\"by\":\"x\"};level1/19_ReLU|host|cabi|8|{}", h);
+  snprintf(want, sizeof want, "level1/19_ReLU|cuda|cabi|1|{\"speedup\":2,\"by\":\"x\"};"
+           "level1/19_ReLU|host|cabi|8|{};level3/my_prob_%s|cuda|kernelbench|2|{}", h);
   assert_string_equal(q_text(f->path, "SELECT group_concat(x, ';') FROM (SELECT s.task_id || '|'"
                                       " || s.backend || '|' || c.format || '|' || min(c.line) ||"
                                       " '|' || c.claims AS x FROM solutions s JOIN import_claims c"
@@ -500,7 +512,7 @@ static void test_jsonl_rows(void **state) {
                                       " ORDER BY s.task_id, s.backend)", buf, sizeof buf), want);
   assert_int_equal(q_num(f->path, "SELECT count(*) FROM import_claims WHERE kind = 'jsonl'"
                                   " AND level IS NULL"), 4);
-  snprintf(want, sizeof want, "SELECT count(*) FROM solutions WHERE task_id = 'jsonl/my_prob_%s'",
+  snprintf(want, sizeof want, "SELECT count(*) FROM solutions WHERE task_id = 'level3/my_prob_%s'",
            h);
   assert_int_equal(q_num(f->path, want), 2); /* the problem and its folder: one task */
 }

@@ -344,24 +344,32 @@ static int tmp_dir(ictx *c) {
   return cl1_err_set(c->err, "import: cannot create a temporary folder: %s", strerror(e));
 }
 
-/* The task.json's "level" when it has an integer one, else a "levelN" folder on the way, else 0. */
-static int level_of(const char *dir, const char *rel) {
+/* The task in dir as the store will know it: the id the task loader gives it, "level{L}/{name}"
+ * from its task.json (src/task/task.c), which is the id every evaluation of it records; the
+ * folder's path below tasks_dir would name the same task twice in the store. 1 (w says why)
+ * when the task.json lacks a usable name or level: the task is refused. */
+static int loaded_ident(const char *dir, task_ident *t, char *w, size_t n) {
   char path[PATH_MAX + 16], *text = NULL;
   size_t len;
   cl1_err e;
-  int level = 0;
   snprintf(path, sizeof path, "%s/task.json", dir);
-  if (!cl1_file_read_text(path, 1 << 24, &text, &len, &e)) {
-    cJSON *root = cJSON_Parse(text);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "level");
-    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 100)
-      level = (int)v->valuedouble;
+  if (cl1_file_read_text(path, 1 << 24, &text, &len, &e)) return why(w, n, "%s", e.msg), 1;
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  const cJSON *lv = cJSON_GetObjectItemCaseSensitive(root, "level");
+  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
+  int bad = !cJSON_IsNumber(lv) || lv->valuedouble < 1 || lv->valuedouble > 3 ||
+            lv->valuedouble != (int)lv->valuedouble || !cJSON_IsString(nm) || !*nm->valuestring ||
+            strchr(nm->valuestring, '/') || strlen(nm->valuestring) >= sizeof t->name;
+  if (bad) {
     cJSON_Delete(root);
-    free(text);
+    return why(w, n, "%s has no \"level\" 1-3 and a plain \"name\"", path), 1;
   }
-  for (const char *p = rel; !level && (p = strstr(p, "level")); p++)
-    if ((p == rel || p[-1] == '/') && p[5] >= '0' && p[5] <= '9') level = atoi(p + 5);
-  return level;
+  t->level = (int)lv->valuedouble;
+  snprintf(t->name, sizeof t->name, "%s", nm->valuestring);
+  snprintf(t->id, sizeof t->id, "level%d/%s", t->level, t->name);
+  cJSON_Delete(root);
+  return 0;
 }
 
 /* CUDA-L1's problem: tasks_dir/cuda-l1/level{L}/{task_id}[_{name}]_{hash of ref_code}. */
@@ -383,10 +391,7 @@ static row_outcome cuda_l1_task(ictx *c, const row *r, task_ident *t, char *w, s
     unlink(problem);
     if (rc) return rc > 0 ? ROW_REFUSED : ROW_FATAL;
   }
-  snprintf(t->id, sizeof t->id, "%s", rel);
-  snprintf(t->name, sizeof t->name, "%s", base);
-  t->level = r->level;
-  return ROW_OK;
+  return loaded_ident(dir, t, w, n) ? ROW_REFUSED : ROW_OK;
 }
 
 /* A problem file of a jsonl row: tasks_dir/jsonl/{stem}_{hash of the file}. */
@@ -409,15 +414,12 @@ static row_outcome jsonl_problem(ictx *c, const char *path, task_ident *t, char 
   if (rc) return rc > 0 ? ROW_REFUSED : ROW_FATAL;
   char dir[PATH_MAX + 210];
   snprintf(dir, sizeof dir, "%s/%s", c->o->tasks_dir, rel);
-  snprintf(t->id, sizeof t->id, "%s", rel);
-  snprintf(t->name, sizeof t->name, "%s_%s", stem, h);
-  t->level = level_of(dir, rel);
-  return ROW_OK;
+  return loaded_ident(dir, t, w, n) ? ROW_REFUSED : ROW_OK;
 }
 
-/* When arg is a task folder (or its task.json) inside tasks_dir, its path there: the id it was
- * imported under, so that naming an imported folder finds the same task. */
-static bool in_tasks_dir(ictx *c, const char *arg, char *rel, size_t n, char *dir, size_t dn) {
+/* When arg is a task folder (or its task.json) inside tasks_dir: its real path in dir, so that
+ * naming an imported folder finds the task it holds. */
+static bool in_tasks_dir(ictx *c, const char *arg, char *dir, size_t dn) {
   char root[PATH_MAX], real[PATH_MAX];
   if (!realpath(c->o->tasks_dir, root) || !realpath(arg, real)) return false;
   size_t k = strlen(real);
@@ -427,7 +429,6 @@ static bool in_tasks_dir(ictx *c, const char *arg, char *rel, size_t n, char *di
   char tj[PATH_MAX + 16];
   snprintf(tj, sizeof tj, "%s/task.json", real);
   if (access(tj, F_OK)) return false;
-  snprintf(rel, n, "%s", real + r + 1);
   snprintf(dir, dn, "%s", real);
   return true;
 }
@@ -437,15 +438,9 @@ static bool in_tasks_dir(ictx *c, const char *arg, char *rel, size_t n, char *di
 static row_outcome jsonl_task(ictx *c, const row *r, task_ident *t, char *w, size_t n) {
   size_t k = strlen(r->task);
   if (k > 3 && !strcmp(r->task + k - 3, ".py")) return jsonl_problem(c, r->task, t, w, n);
-  char rel[PATH_MAX], dir[PATH_MAX];
-  if (in_tasks_dir(c, r->task, rel, sizeof rel, dir, sizeof dir)) {
-    if (strlen(rel) >= sizeof t->id) return why(w, n, "task: path too long"), ROW_MALFORMED;
-    snprintf(t->id, sizeof t->id, "%s", rel);
-    const char *b = strrchr(rel, '/');
-    snprintf(t->name, sizeof t->name, "%s", b ? b + 1 : rel);
-    t->level = level_of(dir, rel);
-    return ROW_OK;
-  }
+  char dir[PATH_MAX];
+  if (in_tasks_dir(c, r->task, dir, sizeof dir))
+    return loaded_ident(dir, t, w, n) ? ROW_REFUSED : ROW_OK;
   cl1_task_ref ref;
   memset(&ref, 0, sizeof ref);
   cl1_err e = {{0}};
