@@ -154,7 +154,10 @@ def main():
     busy = (stats.get("evaluations", 0) * stats.get("mean_eval_s", 0)) / max(first["wall_s"], 1e-9)
     busy /= max(stats.get("workers", 1), 1)
     doc = {"tool": "bench/serve.py", "device": device, "shapes": shapes, "n": n,
-           "extra_args": sys.argv[5:], "first": first, "again_cached": again,
+           "extra_args": sys.argv[5:],
+           # the judge's diagnostic switch (src/eval/judge.c): 0 = verifications never let a
+           # waiting timing go first between their checks
+           "gpu_yield": os.environ.get("CUDAL1_GPU_YIELD", "1") != "0", "first": first, "again_cached": again,
            "again_cached_processes": again_procs, "spread": spread_check,
            "phases_mean_first": phase_means,
            "service_stats_after_first": stats, "evaluator_busy_share": round(busy, 3),
