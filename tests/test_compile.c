@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "base/proc.h"
 #include "eval/compile.h"
 #include "eval/gate.h"
+#include "eval/pybuild.h"
 
 static char g_tmp[256], g_ops[300], g_cache[300];
 
@@ -313,6 +315,68 @@ static void test_compile_many_hashes_like_one_compile_and_reports_each_source(vo
   assert_non_null(strstr(res[1].diag, "solution.c:1:"));
   assert_int_equal(rc[2], -1);
   assert_non_null(strstr(errs[2].msg, "missing.c"));
+}
+
+/* Bug fixed: cl1_compile_many forks without exec, and a Python source's child asked for Python's
+ * environment (cl1_pyenv_ensure) under a lock; when another thread of the process (a service's
+ * other lane) held that lock at the fork, the child waited forever and so did the pool (a hung
+ * test_serve). In a process group of its own, a thread holds the lock for a second (a python3
+ * that sleeps first) while the pool forks; the pool must come back with the child's own outcome,
+ * and a hang is killed whole and reported. */
+static void *first_query(void *arg) {
+  cl1_err e;
+  *(int *)arg = cl1_pyenv_ensure(&e);
+  return NULL;
+}
+
+/* The scenario, in the forked process: 0 when the pool came back with the child's outcome. */
+static int pool_during_query(const char *src) {
+  int qrc = -2;
+  pthread_t t;
+  if (pthread_create(&t, NULL, first_query, &qrc)) return 2;
+  usleep(200 * 1000); /* the query under way, its lock held */
+  cl1_compile_opts o = opts();
+  cl1_compile_result res[1];
+  int rc[1];
+  cl1_err errs[1];
+  memset(errs, 0, sizeof errs);
+  cl1_compile_many(1, (const char *[]){src}, &o, 1, res, rc, errs);
+  pthread_join(t, NULL);
+  if (qrc != 0 && qrc != -1) return 3;
+  /* the child ran to its own end: a built module, or its reason (never a death) */
+  if (rc[0] == 0) return res[0].py_module[0] ? 0 : 4;
+  return strstr(errs[0].msg, "died") ? 5 : 0;
+}
+
+static void test_compile_many_forked_while_the_python_query_runs_comes_back(void **state) {
+  (void)state;
+  char slow[400], src[400];
+  snprintf(slow, sizeof slow, "%s/slow-python3", g_tmp);
+  assert_int_equal(th_write(slow, "#!/bin/sh\nsleep 1\nexec python3 \"$@\"\n"), 0);
+  assert_int_equal(chmod(slow, 0755), 0);
+  snprintf(src, sizeof src, "%s/model.py", g_tmp);
+  assert_int_equal(th_write(src, "import torch\n\nclass ModelNew(torch.nn.Module):\n"
+                                 "    def forward(self, x):\n        return x\n"), 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    setenv("CUDAL1_PYTHON", slow, 1);
+    _exit(pool_during_query(src));
+  }
+  setpgid(pid, pid);
+  int st = 0;
+  pid_t got = 0;
+  for (int i = 0; i < 2400 && (got = waitpid(pid, &st, WNOHANG)) == 0; i++) usleep(100 * 1000);
+  if (got == 0) {
+    killpg(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    fail_msg("compile_many hung for 240 s: its forked child waits on a lock");
+  }
+  killpg(pid, SIGKILL); /* nothing of the scenario's left behind */
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void test_cache_dir_that_is_a_file_is_refused_by_name(void **state) {
@@ -622,6 +686,7 @@ int main(void) {
       cmocka_unit_test(test_timeout_kills_compiler),
       cmocka_unit_test(test_output_too_large_is_a_compile_failure),
       cmocka_unit_test(test_compile_many_hashes_like_one_compile_and_reports_each_source),
+      cmocka_unit_test(test_compile_many_forked_while_the_python_query_runs_comes_back),
       cmocka_unit_test(test_cache_dir_that_is_a_file_is_refused_by_name),
       cmocka_unit_test(test_find_dirs_walks_up_to_the_op_library_and_headers),
       cmocka_unit_test(test_cuda_compile_tells_own_kernels_from_op_calls),

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,10 @@ static const char *ENV_QUERY =
 
 static pthread_mutex_t g_env_mu = PTHREAD_MUTEX_INITIALIZER;
 static char g_torch_dir[PATH_MAX];
+/* Set once the environment is known: from then on cl1_pyenv_ensure takes no lock, so a compile
+ * pool's child forked while another thread held g_env_mu (cl1_compile_many forks without exec)
+ * never waits on a lock no thread of its own will give back. */
+static atomic_int g_env_ready;
 
 static int env_from_query(const char *json, cl1_err *err) {
   cJSON *o = cJSON_Parse(json);
@@ -94,9 +99,10 @@ static int env_from_query(const char *json, cl1_err *err) {
 const char *cl1_pyenv_python(void) { return python3(); }
 
 int cl1_pyenv_ensure(cl1_err *err) {
+  if (atomic_load(&g_env_ready)) return 0;
   pthread_mutex_lock(&g_env_mu);
   int rc = 0;
-  if (!g_torch_dir[0]) {
+  if (!atomic_load(&g_env_ready)) {
     char *argv[] = {(char *)python3(), "-c", (char *)ENV_QUERY, NULL};
     char out[16384];
     size_t len = 0;
@@ -106,6 +112,7 @@ int cl1_pyenv_ensure(cl1_err *err) {
     else if (rc || st) rc = cl1_err_set(err, "%s could not describe itself (exit %d): %.300s",
                                         python3(), st, out);
     else rc = env_from_query(out, err);
+    if (rc == 0) atomic_store(&g_env_ready, 1);
   }
   pthread_mutex_unlock(&g_env_mu);
   return rc;
