@@ -1,5 +1,6 @@
-/* judge_int.h — what the judge's files share (judge.c: workers, the evaluation's stages, the
- * verdict; judge_verify.c: verification; judge_time.c: the timing protocol): one pass's state
+/* judge_int.h — what the judge's files share (judge.c: the evaluation's stages, the verdict;
+ * judge_pass.c: one pass's workers and GPU holds; judge_verify.c: verification; judge_time.c:
+ * the timing protocol): one pass's state
  * and the helpers they use. Private to src/eval. */
 #ifndef CL1_JUDGE_INT_H
 #define CL1_JUDGE_INT_H
@@ -91,6 +92,9 @@ int cl1_judge_verify(cl1_pass *p, cl1_eval_result *r);
 /* Between two verification checks on a shared GPU: when a timing waits for it, the GPU is given
  * back (the candidate stopped) and taken again after that timing (gpu_lock.h). */
 void cl1_judge_gpu_yield(cl1_pass *p, cl1_eval_result *r);
+/* One full pass in fresh processes (judge_pass.c). 0: timing done (verdict still open);
+ * 1: verdict set; -1: infrastructure error (err). */
+int cl1_judge_pass_run(cl1_pass *p, cl1_eval_result *r, cl1_err *err);
 /* The timing protocol (judge_time.c): 0 timed, 1 verdict set. */
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r);
 #endif
