@@ -1,4 +1,5 @@
-# #1: the work on a side stream not joined to the current one before returning
+# #1: the work on a side stream not joined to the current one before returning; the harness
+# reads the outputs only once the device is idle, so the result is right and its time honest
 import torch
 import torch.nn as nn
 
