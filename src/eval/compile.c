@@ -589,7 +589,7 @@ int cl1_compile_many(int n, const char *const *src_paths, const cl1_compile_opts
   compiler_version(CL1_BACKEND_HOST, &ver, &ignore); /* once here, not once per worker */
   if (o->backend == CL1_BACKEND_CUDA) compiler_version(CL1_BACKEND_CUDA, &ver, &ignore);
   /* Python's environment too, before any fork: a child that had to query it would take a lock
-     that another thread of a service may hold at the fork, and wait forever (test_pybuild) */
+     that another thread of a service may hold at the fork, and wait forever (test_compile) */
   for (int i = 0; i < n; i++)
     if (o->lang == CL1_LANG_PYTHON ||
         (o->lang == CL1_LANG_AUTO && cl1_pybuild_is_python(src_paths[i]))) {
