@@ -111,7 +111,7 @@ def phases(db):
     rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations")
             if r[0]]
     con.close()
-    keys = ["compile", "start", "verify", "gpu_wait", "time", "total"]
+    keys = ["compile", "start", "start_setup", "start_load", "verify", "gpu_wait", "time", "total"]
     out = {"n": len(rows)}
     for k in keys:
         xs = [r.get("phases_s", {}).get(k) for r in rows]
@@ -157,7 +157,8 @@ def main():
            "extra_args": sys.argv[5:],
            # the judge's diagnostic switch (src/eval/judge.c): 0 = verifications never let a
            # waiting timing go first between their checks
-           "gpu_yield": os.environ.get("CUDAL1_GPU_YIELD", "1") != "0", "first": first, "again_cached": again,
+           "gpu_yield": os.environ.get("CUDAL1_GPU_YIELD", "1") != "0",
+           "verify_concurrent": os.environ.get("CUDAL1_VERIFY_CONCURRENT", "1") != "0", "first": first, "again_cached": again,
            "again_cached_processes": again_procs, "spread": spread_check,
            "phases_mean_first": phase_means,
            "service_stats_after_first": stats, "evaluator_busy_share": round(busy, 3),

@@ -814,9 +814,11 @@ static double ref_workers(int port, const char *key) {
   return v;
 }
 
-/* Three candidates of one task, one after another: one reference worker serves all three (each
+/* Four candidates of one task, one after another: one reference worker serves all four (each
  * evaluation still correct: a wrong one is caught after a pooled reference); --fresh-references
- * starts one per evaluation. */
+ * starts one per evaluation. The third crashes in its first check, while the reference computes
+ * the same inputs beside it: the judge still reads the reference's reply, so the worker goes back
+ * to the pool in step and serves the fourth (a reference owing a reply is let go). */
 static void test_a_tasks_reference_worker_serves_its_next_evaluations(void **state) {
   (void)state;
   static char texts[2][8192];
@@ -827,9 +829,10 @@ static void test_a_tasks_reference_worker_serves_its_next_evaluations(void **sta
     char *a = distinct_batch(1, fresh ? "poolA1" : "poolA0", texts);
     char *b = distinct_batch(1, fresh ? "poolB1" : "poolB0", texts + 1);
     const char *wrong[] = {file_text("tests/hacks/host/wrong_values.c")};
-    char *w = items_body(1, "code", wrong, false);
-    const char *bodies[3] = {a, w, b}, *want[3] = {"pass", "incorrect", "pass"};
-    for (int i = 0; i < 3; i++) {
+    const char *segv[] = {file_text("tests/hacks/host/segfault.c")};
+    char *w = items_body(1, "code", wrong, false), *c = items_body(1, "code", segv, false);
+    const char *bodies[4] = {a, w, c, b}, *want[4] = {"pass", "incorrect", "crash", "pass"};
+    for (int i = 0; i < 4; i++) {
       resp r;
       http(s.port, "/v1/score", bodies[i], NULL, &r);
       cJSON *doc;
@@ -838,10 +841,10 @@ static void test_a_tasks_reference_worker_serves_its_next_evaluations(void **sta
       free(r.body);
     }
     assert_int_equal(ref_workers(s.port, "started"), fresh ? 0 : 1);
-    assert_int_equal(ref_workers(s.port, "reused"), fresh ? 0 : 2);
+    assert_int_equal(ref_workers(s.port, "reused"), fresh ? 0 : 3);
     assert_int_equal(svc_stop(&s), 0);
     svc_rm(&s);
-    free(a), free(b), free(w);
+    free(a), free(b), free(w), free(c);
   }
 }
 

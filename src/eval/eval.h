@@ -89,6 +89,8 @@ typedef struct {
   /* phase wall times (s) */
   double t_gate, t_compile, t_start, t_verify, t_time, t_total;
   double t_gpu_wait;             /* waiting for a shared GPU (eval_opts.gpu): to verify, to time */
+  double t_start_setup, t_start_load; /* t_start's two parts: the workers taken or spawned and
+                                         set up (SETUP); the solutions mapped (LOAD) */
   char cand_log[2048];           /* tail of the candidate's stdout/stderr */
   bool python;                   /* the candidate was a Python module (KernelBench's ModelNew) */
   double py_ext_calls;           /* its custom-extension calls during the checks, as it reported

@@ -82,6 +82,8 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(ph, "gate", r->t_gate);
   cJSON_AddNumberToObject(ph, "compile", r->t_compile);
   cJSON_AddNumberToObject(ph, "start", r->t_start);
+  cJSON_AddNumberToObject(ph, "start_setup", r->t_start_setup);
+  cJSON_AddNumberToObject(ph, "start_load", r->t_start_load);
   cJSON_AddNumberToObject(ph, "verify", r->t_verify);
   cJSON_AddNumberToObject(ph, "time", r->t_time);
   if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);

@@ -272,13 +272,15 @@ int cl1_judge_pass_run(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   assert(p->o && p->task && p->inst && p->ref_so && p->cand_so);
   double t0 = cl1_now();
   int rc = start_workers(p, r, err);
-  if (rc) { r->t_start += cl1_now() - t0; close_pass(p); return rc; }
+  r->t_start_setup += cl1_now() - t0;
   r->t_start += cl1_now() - t0;
+  if (rc) { close_pass(p); return rc; }
   t0 = cl1_now();
   gpu_take(p, CL1_GPU_SHARED);
   r->t_gpu_wait += cl1_now() - t0;
   t0 = cl1_now();
   rc = load_both(p, r);
+  r->t_start_load += cl1_now() - t0;
   r->t_start += cl1_now() - t0;
   if (!rc) {
     t0 = cl1_now();

@@ -5,6 +5,7 @@
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "judge_int.h"
 #include "../worker/proto.h"
@@ -60,10 +61,38 @@ static void scaled_tolerance(const cl1_pass *p, double *atol_scale) {
   }
 }
 
-/* One verified call: the candidate on (seed, slot) into region cregion, then (unless it repeats
- * inputs the reference already answered) the reference; compared in full, or a secret 1/keep of
- * large outputs. v: a verification variant of the inputs (the candidate's request names it; the
- * inputs' values say as much, and a candidate may honestly test them). 0, or 1 with a verdict. */
+/* CUDAL1_VERIFY_CONCURRENT=0 sends a check's reference request only after the candidate's reply,
+ * as before 2026-12-06: a diagnostic, so that bench/serve.py measures what running the two at once
+ * gains side by side in one run (docs/serve-scaling.md); never off in normal use. */
+static bool concurrent_on(void) {
+  static _Atomic int on = -1;  /* read once; lanes that race store the same value */
+  if (on < 0) {
+    const char *e = getenv("CUDAL1_VERIFY_CONCURRENT");
+    on = !(e && !strcmp(e, "0"));
+  }
+  return on;
+}
+
+/* The reference's reply to a RUN sent before: 0, or 1 with a verdict (not the candidate's
+ * fault: infra_error). */
+static int ref_reply(cl1_pass *p, cl1_eval_result *r, const char *what) {
+  cJSON *rr = NULL;
+  cl1_wstatus rs = cl1_wproc_wait(&p->ref, p->o->setup_timeout_s, &rr);
+  if (rs != CL1_W_OK) return cl1_judge_ref_failure(p, r, what);
+  int rrc = (int)cl1_judge_num(rr, "rc", 0);
+  cJSON_Delete(rr);
+  if (rrc) { cl1_judge_verdict(r, "infra_error", "the reference returned %d", rrc); return 1; }
+  return 0;
+}
+
+/* One verified call: the candidate on (seed, slot) into region cregion and (unless it repeats
+ * inputs the reference already answered) the reference on the same inputs, both sent before
+ * either reply is read, candidate first; compared in full, or a secret 1/keep of large outputs.
+ * Running the two at once gives the candidate nothing: the reference computes in its own
+ * process, context and shared memory, none of which the candidate's sandbox can reach, and no
+ * time is taken here. v: a verification variant of the inputs (the candidate's request names it;
+ * the inputs' values say as much, and a candidate may honestly test them). 0, or 1 with a
+ * verdict. */
 static int checked_call(cl1_pass *p, cl1_eval_result *r, uint64_t seed, int slot, int cregion,
                         bool ref_too, cl1_variant v, const char *what, int keep) {
   const cl1_eval_opts *o = p->o;
@@ -75,23 +104,32 @@ static int checked_call(cl1_pass *p, cl1_eval_result *r, uint64_t seed, int slot
   cJSON_AddNumberToObject(q, "slot", slot);
   cJSON_AddNumberToObject(q, "region", cregion);
   if (v != CL1_VARIANT_NONE) cJSON_AddStringToObject(q, "variant", cl1_variant_name(v));
-  cJSON *cr = NULL, *rr = NULL;
-  cl1_wstatus cs = cl1_wproc_call(&p->cand, CL1_MSG_RUN, q, o->call_timeout_s, &cr);
-  if (cs != CL1_W_OK) { cJSON_Delete(q); return cl1_judge_cand_failure(p, r, cs, what); }
+  cl1_wstatus cs = cl1_wproc_send(&p->cand, CL1_MSG_RUN, q);
+  /* the reference's request: the same, into its one region */
+  cJSON_ReplaceItemInObject(q, "region", cJSON_CreateNumber(0));
+  bool ref_sent = ref_too && cs == CL1_W_OK && concurrent_on();
+  cl1_wstatus rs = ref_sent ? cl1_wproc_send(&p->ref, CL1_MSG_RUN, q) : CL1_W_OK;
+  cJSON *cr = NULL;
+  if (cs == CL1_W_OK) cs = cl1_wproc_wait(&p->cand, o->call_timeout_s, &cr);
+  /* the reference's reply is read whatever the candidate did: a pooled reference must not go
+     back with a reply still owed (refpool.c lets such a one go) */
+  int ref_bad = rs != CL1_W_OK ? cl1_judge_ref_failure(p, r, what)
+                               : ref_sent ? ref_reply(p, r, what) : 0;
+  if (cs != CL1_W_OK) {  /* its verdict replaces the reference's (cand_failure asks whether the
+                            device itself failed) */
+    cJSON_Delete(q);
+    return cl1_judge_cand_failure(p, r, cs, what);
+  }
   int bad = cl1_judge_check_call(p, r, cr, what);
   cJSON_Delete(cr);
   if (bad) { cJSON_Delete(q); return 1; }
-  if (ref_too) { /* the reference's outputs for the same inputs, after the candidate's */
-    cJSON_ReplaceItemInObject(q, "region", cJSON_CreateNumber(0));
-    cl1_wstatus rs = cl1_wproc_call(&p->ref, CL1_MSG_RUN, q, o->setup_timeout_s, &rr);
-    cJSON_Delete(q);
-    if (rs != CL1_W_OK) return cl1_judge_ref_failure(p, r, what);
-    int rrc = (int)cl1_judge_num(rr, "rc", 0);
-    cJSON_Delete(rr);
-    if (rrc) { cl1_judge_verdict(r, "infra_error", "the reference returned %d", rrc); return 1; }
-  } else {
-    cJSON_Delete(q);
+  if (ref_bad) { cJSON_Delete(q); return 1; }
+  if (ref_too && !ref_sent) { /* the diagnostic order: the reference after the candidate's reply */
+    rs = cl1_wproc_send(&p->ref, CL1_MSG_RUN, q);
+    if (rs != CL1_W_OK) { cJSON_Delete(q); return cl1_judge_ref_failure(p, r, what); }
+    if (ref_reply(p, r, what)) { cJSON_Delete(q); return 1; }
   }
+  cJSON_Delete(q);
   double scale[CL1_TASK_MAX_TENSORS];
   bool scaled = v == CL1_VARIANT_WIDE || v == CL1_VARIANT_EXTREME;
   if (scaled) scaled_tolerance(p, scale);
