@@ -33,6 +33,7 @@ typedef struct {
   long long seed;
   bool lora, resume;
   double lr;
+  double rl_lr;                 /* stage 3's learning rate; 0: lr's */
   int sft_epochs, sft_max_steps, selfsup_rounds, samples_per_task, grpo_rounds,
       grpo_steps_per_round, num_generations, exemplars, max_prompt_len, max_completion_len,
       batch_size;

@@ -124,6 +124,7 @@ char *cl1_train_config_json(const cl1_train_opts *o, const cl1_train_paths *p, i
   cJSON_AddNumberToObject(c, "seed", (double)o->seed);
   cJSON_AddBoolToObject(c, "lora", o->lora);
   cJSON_AddNumberToObject(c, "lr", o->lr);
+  cJSON_AddNumberToObject(c, "rl_lr", o->rl_lr > 0 ? o->rl_lr : o->lr);
   const struct { const char *k; int v; } ints[] = {
       {"sft_epochs", o->sft_epochs}, {"sft_max_steps", o->sft_max_steps},
       {"selfsup_rounds", o->selfsup_rounds}, {"samples_per_task", o->samples_per_task},

@@ -94,7 +94,7 @@ def tearDownModule():
 def config(out, **kw):
     cfg = {"version": 1, "run_id": RUN_ID, "stage": "all", "engine": "trl", "model": None, "out": out,
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
-           "seed": 0, "lora": False, "lr": 5e-4, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
+           "seed": 0, "lora": False, "lr": 5e-4, "rl_lr": 5e-4, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
@@ -264,6 +264,12 @@ class Failures(unittest.TestCase):
                 f.write("{}")
         self.expect(run_engine(config(os.path.join(TMP, "notok-out"), model=d)), 2, d, "no tokenizer")
 
+    @unittest.skipUnless(HAVE_TRL, NO_TRL)
+    def test_a_prompt_and_reply_past_the_models_positions_is_exit_2_naming_both_knobs(self):
+        # the tiny embedded model has 4096 positions
+        self.expect(run_engine(config(os.path.join(TMP, "toolong"), max_prompt_len=4000, max_completion_len=200)),
+                    2, "4200 tokens", "4096 positions", "--max-prompt-len", "--max-completion-len")
+
     def test_a_bad_config_is_exit_2_naming_the_key(self):
         self.expect(run_engine(config(os.path.join(TMP, "bad1"), num_generations=1)), 2, '"num_generations"', ">= 2")
         cfg = config(os.path.join(TMP, "bad2"))
@@ -406,9 +412,11 @@ class ScriptedRounds(unittest.TestCase):
         saved = AutoModelForCausalLM.from_pretrained(path).state_dict()
         self.assertFalse(self.changed(saved, model))
 
-    def test_a_grpo_round_with_a_pass_and_a_failure_in_a_group_moves_the_weights(self):
-        # the legit solution is ~200 tokens: the completion length lets it through whole
-        ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], run_id=RUN_ID + 2, max_completion_len=400))
+    def scripted_grpo_ctx(self, **cfg):
+        """A GRPO context whose rollouts are scripted: each group of 2 holds the legit solution,
+        then a wrong one (the legit solution is ~200 tokens: the completion length lets it
+        through whole)."""
+        ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], max_completion_len=400, **cfg))
         tok, limit = self.tok, ctx.cfg["max_completion_len"]
 
         def rollout(prompts, trainer):  # each group of 2: the legit solution, then a wrong one
@@ -419,6 +427,10 @@ class ScriptedRounds(unittest.TestCase):
             return {"prompt_ids": ids, "completion_ids": comp, "logprobs": None}
 
         ctx.rollout = rollout
+        return ctx
+
+    def test_a_grpo_round_with_a_pass_and_a_failure_in_a_group_moves_the_weights(self):
+        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 2)
         before = self.weights(self.model)
         model, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
         steps = of(events, "step", "grpo", 0)
@@ -430,6 +442,15 @@ class ScriptedRounds(unittest.TestCase):
         self.assertTrue(self.changed(before, model), "GRPO left every weight as it was")
         rows = store_rows(os.path.join(TMP, "db"), RUN_ID + 2)
         self.assertEqual(sorted(m["step"] for m, _, _ in rows), [1, 1, 2, 2])
+
+    def test_grpo_trains_at_rl_lr_not_at_the_sft_rate(self):
+        # the same signal as above, at rl_lr 0 with lr 5e-4: stage 3 reads its own rate
+        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 6, rl_lr=0)
+        before = self.weights(self.model)
+        model, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
+        self.assertEqual(len(of(events, "step", "grpo", 0)), 2)
+        self.assertGreater(ctx.cfg["lr"], 0)
+        self.assertFalse(self.changed(before, model), "GRPO moved the weights at rl_lr 0")
 
 
 class RewardHooks(unittest.TestCase):
@@ -508,7 +529,7 @@ class Verl(unittest.TestCase):
         cls.db2 = os.path.join(TMP, "db2")
         cls.proc2, cls.url2 = start_service(cls.db2)
         cls.out = os.path.join(TMP, "verl")
-        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3)
+        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3, rl_lr=2e-4)
         # two evaluation services: the prompts come from the one beside the store (URL)
         cls.rc, cls.events, cls.err = run_engine(cls.cfg, extra_env={"CUDAL1_SERVE_URLS": f"{URL},{cls.url2}"})
 
@@ -544,7 +565,8 @@ class Verl(unittest.TestCase):
                 "data.train_files": os.path.join(vdir, "train.parquet"),
                 "data.val_files": os.path.join(vdir, "val.parquet"),
                 "actor_rollout_ref.model.path": os.path.join(self.out, "model-init"),
-                "actor_rollout_ref.actor.use_kl_loss": "False", "trainer.total_training_steps": "2"}
+                "actor_rollout_ref.actor.use_kl_loss": "False", "trainer.total_training_steps": "2",
+                "actor_rollout_ref.actor.optim.lr": "0.0002"}  # stage 3's rate, not the SFT's
         for k, v in want.items():
             self.assertEqual(ov.get(k), v, k)
         self.assertFalse(any(k.startswith("custom_reward_function") for k in ov))

@@ -84,6 +84,7 @@ SCHEMA = {
     "seed": _num(0, whole=True),
     "lora": _typ(bool, "true or false"),
     "lr": _num(0),
+    "rl_lr": _num(0),
     "sft_epochs": _num(0),
     "sft_max_steps": _num(0, whole=True),
     "selfsup_rounds": _num(0, whole=True),

@@ -23,14 +23,18 @@ CHAT_TEMPLATE = (
     "{%- for m in messages -%}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{%- endfor -%}"
     "{%- if add_generation_prompt -%}<|assistant|>{%- endif -%}")
 
-# vocab: the BPE's target size (it may stop short on a small corpus); positions cover the longest
-# prompt + reply a config allows
+# vocab: the BPE's target size (it may stop short on a small corpus); positions: the longest
+# prompt + reply (RoPE, so no weights grow with it). A contrastive prompt with an exemplar and the
+# reference runs to ~3,000 tokens of this vocabulary, and a reply to ~1,300: the demo's 4,096
+# ran past the end (transformers warned, generation went on unchecked).
 SIZES = {
     "tiny": dict(vocab=2048, hidden_size=128, intermediate_size=344, num_hidden_layers=2,
                  num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=4096),
     "small": dict(vocab=8192, hidden_size=512, intermediate_size=1408, num_hidden_layers=8,
-                  num_attention_heads=8, num_key_value_heads=8, max_position_embeddings=4096),
+                  num_attention_heads=8, num_key_value_heads=8, max_position_embeddings=8192),
 }
+# names what a build holds beyond size, seed and corpus: a changed SIZES entry rebuilds
+BUILD_FORMAT = 2
 CORPUS = ["tests/legit/**/*", "tests/gpu/candidates/**/*", "examples/**/*", "suite/**/*.c",
           "suite/**/*.py", "prompts/*.txt", "include/cudal1/*.h"]
 TEXT_EXT = (".c", ".cu", ".h", ".cuh", ".py", ".txt", ".jsonl", ".json")
@@ -78,7 +82,7 @@ def train_tokenizer(repo, vocab_size):
     tok.train_from_iterator(texts(), trainer=trainer, length=len(files))
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, pad_token=PAD,
                                    chat_template=CHAT_TEMPLATE, clean_up_tokenization_spaces=False,
-                                   model_max_length=SIZES["small"]["max_position_embeddings"])
+                                   model_max_length=max(s["max_position_embeddings"] for s in SIZES.values()))
 
 
 def build_model(tokenizer, size, seed):
@@ -100,7 +104,7 @@ def build(repo, out_dir, size="small", seed=0):
     """Writes the embedded model to out_dir (a checkpoint directory); returns out_dir. An existing
     complete build is reused: the same repo, size and seed give the same model."""
     marker = os.path.join(out_dir, "embedded.txt")
-    want = f"size={size} seed={seed} corpus={corpus_hash(repo)}\n"
+    want = f"format={BUILD_FORMAT} size={size} seed={seed} corpus={corpus_hash(repo)}\n"
     if os.path.exists(marker) and open(marker, encoding="utf-8").read() == want:
         return out_dir
     tok = train_tokenizer(repo, SIZES[size]["vocab"])

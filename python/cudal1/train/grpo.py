@@ -80,7 +80,8 @@ def train(ctx, model, tok, prompts, rnd):
                       per_device_train_batch_size=cfg["batch_size"] * cfg["num_generations"],
                       num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
                       beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=1.0,
-                      log_completions=False, **vllm, **common_args(ctx, "grpo", rnd))
+                      log_completions=False, **vllm,
+                      **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(prompts),
                           processing_class=tok, callbacks=[step_callback("grpo", rnd, rec.step_fields)],
                           rollout_func=ctx.rollout)

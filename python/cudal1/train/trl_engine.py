@@ -87,7 +87,20 @@ def load_model(path, cfg):
         model = model.to("cuda")
     model.generation_config.eos_token_id = tok.eos_token_id
     model.generation_config.pad_token_id = tok.pad_token_id
+    check_positions(path, model, cfg)
     return model, tok
+
+
+def check_positions(path, model, cfg):
+    """A prompt and its reply must fit the model's positions: past them a model generates on
+    untrained positions (RoPE) or fails (learned ones), and transformers only warns."""
+    limit = getattr(model.config, "max_position_embeddings", None)
+    want = cfg["max_prompt_len"] + cfg["max_completion_len"]
+    if isinstance(limit, int) and want > limit:
+        raise EngineError(EXIT_INPUT, f"model {path}: max_prompt_len {cfg['max_prompt_len']} + "
+                          f"max_completion_len {cfg['max_completion_len']} = {want} tokens, past its "
+                          f"{limit} positions (config.json max_position_embeddings)",
+                          "lower --max-prompt-len or --max-completion-len")
 
 
 def starting_model(ctx):

@@ -82,7 +82,7 @@ def overrides(cfg, model, vdir, n_gpus):
          f"data.max_response_length={cfg['max_completion_len']}", "data.truncation=middle",
          "algorithm.adv_estimator=grpo", "algorithm.norm_adv_by_std_in_grpo=False",
          "algorithm.use_kl_in_reward=False",
-         f"actor_rollout_ref.model.path={model}", f"actor_rollout_ref.actor.optim.lr={cfg['lr']}",
+         f"actor_rollout_ref.model.path={model}", f"actor_rollout_ref.actor.optim.lr={cfg['rl_lr']}",
          f"actor_rollout_ref.actor.ppo_mini_batch_size={cfg['batch_size']}",
          f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={g}",
          "actor_rollout_ref.actor.use_kl_loss=False",
