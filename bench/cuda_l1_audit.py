@@ -6,10 +6,14 @@ ModelNew) is evaluated against its own problem (`ref_code`, imported as a task b
 import`) at KernelBench's sizes (the problem as written: shape set `small`), through a `cudal1
 serve` started here (its compile pool builds the load_inline kernels while the GPU times others).
 Resumable: results go to WORK/results.jsonl as they come, and rows already there are skipped, so
-a run cut by --time-limit goes on where it stopped.
+a run cut by --time-limit goes on where it stopped. --seed FILE takes the rows of an earlier run's
+results.jsonl as done (the committed bench/results/<gpu>/cuda-l1-audit-rows.jsonl), so an audit
+longer than one device call or one session continues on a fresh machine. --time-limit starts no
+batch that the batches so far say would end past it.
 
 usage: bench/cuda_l1_audit.py BUILD [--file F] [--work DIR] [--out OUT.json] [--device cuda|host]
-         [--levels 1,2,3] [--limit N] [--jobs N] [--batch N] [--time-limit S] [--table OUT.json]
+         [--levels 1,2,3] [--limit N] [--jobs N] [--batch N] [--time-limit S] [--seed ROWS.jsonl]
+         [--table OUT.json]
 
 OUT.json: per row the claimed score_default and the verified verdict, speedup and flags, whether
 the source holds a custom kernel (load_inline or Triton) and whether one ran during the checks
@@ -109,6 +113,13 @@ def audit(a):
         for line in open(res_path):
             x = json.loads(line)
             done[x["id"]] = x
+    if a.seed:
+        seeded = [json.loads(line) for line in open(a.seed) if line.strip()]
+        with open(res_path, "a") as f:
+            for x in seeded:
+                if x["id"] not in done:
+                    done[x["id"]] = x
+                    f.write(json.dumps(x) + "\n")
     todo = [r for r in rows if row_id(r) not in done]
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
@@ -118,7 +129,8 @@ def audit(a):
     def record(r, **kw):
         x = {"id": row_id(r), "level": r["level_id"], "task": r["task_id"], "line": r["_line"],
              "claimed": r.get("score_default"), "custom_kernel_in_source": custom_kernel(
-                 r["custom_code"]), **kw}
+                 r["custom_code"]), "commit": os.environ.get("CL1_COMMIT", ""),
+             "date": time.strftime("%Y-%m-%d"), **kw}
         done[x["id"]] = x
         out.write(json.dumps(x) + "\n")
         out.flush()
@@ -133,11 +145,14 @@ def audit(a):
         proc, url = start_service(a.build, a.work, a.device, a.jobs)
         try:
             client = cudal1.Client(url, timeout=3600)
+            t_batches, n_batches = 0.0, 0
             for k in range(0, len(ready), a.batch):
-                if a.time_limit and time.monotonic() - t0 > a.time_limit:
+                mean_batch = t_batches / n_batches if n_batches else 0.0
+                if a.time_limit and time.monotonic() - t0 + mean_batch > a.time_limit:
                     print(f"cuda_l1_audit: time limit: {len(ready) - k} rows left for a rerun",
                           file=sys.stderr)
                     break
+                tb = time.monotonic()
                 chunk = ready[k:k + a.batch]
                 items = [{"id": row_id(r), "task": os.path.basename(d), "code": r["custom_code"],
                           "format": "kernelbench"} for r, d in chunk]
@@ -147,6 +162,7 @@ def audit(a):
                            speedup=res.get("speedup"), flags=res.get("flags", []),
                            feedback=(res.get("feedback") or "")[:300], extension_calls=calls,
                            device=dev, driver=drv)
+                t_batches, n_batches = t_batches + time.monotonic() - tb, n_batches + 1
         finally:
             proc.terminate()
             proc.wait(timeout=120)
@@ -220,6 +236,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--time-limit", type=float, default=0)
+    ap.add_argument("--seed", help="an earlier run's results.jsonl: its rows count as done")
     ap.add_argument("--table")
     a = ap.parse_args()
     if a.table:

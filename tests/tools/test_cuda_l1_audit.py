@@ -53,6 +53,16 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
             self.assertEqual(len(open(os.path.join(work, "results.jsonl")).readlines()), n_lines)
             self.assertEqual(json.load(open(out))["verdicts"], {"pass": 1, "compile_error": 1})
+            # a fresh work folder seeded with those rows (another machine, the committed file):
+            # nothing evaluated, the same summary
+            seed, work2 = os.path.join(work, "results.jsonl"), os.path.join(d, "work2")
+            cmd2 = [c if c != work else work2 for c in cmd] + ["--seed", seed]
+            p = subprocess.run(cmd2, cwd=ROOT, capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            self.assertFalse(os.path.exists(os.path.join(work2, "audit.db")), "a service was started")
+            again = json.load(open(out))
+            self.assertEqual(again["verdicts"], {"pass": 1, "compile_error": 1})
+            self.assertEqual(again["verified_passes_only"], doc["verified_passes_only"])
 
 
 if __name__ == "__main__":
