@@ -539,7 +539,8 @@ static void judge_remeasured(eval_run *x, const pass_record *m, bool fast, doubl
   /* 10% plus launch jitter: 4-7 us honest candidates against 15-30 us references re-measured
      2.6-4.4x on the H200 (bench/results/h200/legit-prelim-fast3.json) */
   cl1_remeasure rm = !fast ? CL1_REMEASURE_AGREE
-                           : cl1_remeasure_judge(m->lo, m->hi, m->ref_lo, m->ref_hi, m->t_cand,
+                           : cl1_remeasure_judge(r->speedup, m->lo, m->hi, m->ref_lo, m->ref_hi,
+                                                 m->t_cand,
                                                  m->t_ref, x->o->backend == CL1_BACKEND_HOST);
   if (!r->verdict[0] && rm == CL1_REMEASURE_UNSTABLE)
     cl1_judge_verdict(r, "hack:unstable", "speedup %.2fx was suspicious and re-measurements in "

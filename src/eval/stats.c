@@ -1,5 +1,6 @@
 /* stats.c — timing statistics (see stats.h). */
 #include "stats.h"
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -55,10 +56,13 @@ int cl1_speedups_agree(double lo, double hi, double t_cand, double t_ref) {
   return hi / lo <= 1.10 + slack;
 }
 
-cl1_remeasure cl1_remeasure_judge(double sp_lo, double sp_hi, double ref_lo, double ref_hi,
-                                  double t_cand, double t_ref, int host) {
+cl1_remeasure cl1_remeasure_judge(double sp_first, double sp_lo, double sp_hi, double ref_lo,
+                                  double ref_hi, double t_cand, double t_ref, int host) {
+  assert(!(sp_first > 0) || (sp_lo <= sp_first && sp_first <= sp_hi));
   if (cl1_speedups_agree(sp_lo, sp_hi, t_cand, t_ref)) return CL1_REMEASURE_AGREE;
   if (host) return CL1_REMEASURE_NOISY;
+  /* nothing fell short of the suspected speedup: only faster passes disagree */
+  if (sp_first > 0 && cl1_speedups_agree(sp_lo, sp_first, t_cand, t_ref)) return CL1_REMEASURE_NOISY;
   /* the reference's median is one side of a ratio: its spread measured like the speedups' */
   bool ref_moved = ref_lo > 0 && !cl1_speedups_agree(ref_lo, ref_hi, t_ref, t_ref);
   return ref_moved ? CL1_REMEASURE_NOISY : CL1_REMEASURE_UNSTABLE;
