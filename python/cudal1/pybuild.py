@@ -5,7 +5,13 @@ Importing the module runs its top level, and with it every load_inline: here the
 (the sandboxed worker may not exec anything), and each extension is built into EXT_DIR/<key>,
 where the worker's own import finds it (pysol.install_ext_hooks). A module that does not import —
 a syntax error, a missing package, a kernel that does not compile — stops here: exit 1 with the
-reason as the last line of stderr, which the judge reports as the candidate's compile_error."""
+reason as the last line of stderr, which the judge reports as the candidate's compile_error.
+
+Then the class is constructed once, with the module's own get_init_inputs() when it has one,
+because many solutions call load_inline from __init__ (CUDA-L1's released kernels do: the first
+H100 audit, 2026-12-06, found their extensions never built, their ModelNew silently falling back
+to PyTorch). What fails there is left for the sandboxed run to report; calls made only inside
+forward() are not built here."""
 import os
 import sys
 import traceback
@@ -39,8 +45,25 @@ def main(argv):
     if cls != "-" and not isinstance(getattr(mod, cls, None), type):
         sys.stderr.write(f"the module defines no class {cls}\n")
         return 1
+    # "-": the judge's build, which does not know the class: a candidate's is ModelNew
+    construct(mod, "ModelNew" if cls == "-" else cls)
     print(f"built: {len(os.listdir(ext_dir))} extension(s)")
     return 0
+
+
+def construct(mod, cls):
+    """cls(*get_init_inputs()) (or cls()), for the load_inline calls its __init__ makes; any
+    failure is reported by the sandboxed run, with the task's own arguments."""
+    if not isinstance(getattr(mod, cls, None), type):
+        return
+    try:
+        get = getattr(mod, "get_init_inputs", None)
+        args = list(get()) if callable(get) else []
+        getattr(mod, cls)(*args)
+    except BaseException as e:  # noqa: BLE001 — the candidate's code; its run says what went wrong
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        sys.stderr.write(f"note: {cls}(...) in the build step: {type(e).__name__}: {e}\n")
 
 
 if __name__ == "__main__":
