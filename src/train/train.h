@@ -34,6 +34,7 @@ typedef struct {
   bool lora, resume;
   double lr;
   double rl_lr;                 /* stage 3's learning rate; 0: lr's */
+  double temperature;           /* sampling: stage 2, the evals, GRPO's rollouts */
   int sft_epochs, sft_max_steps, selfsup_rounds, samples_per_task, grpo_rounds,
       grpo_steps_per_round, num_generations, exemplars, max_prompt_len, max_completion_len,
       batch_size;

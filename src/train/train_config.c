@@ -21,6 +21,7 @@ void cl1_train_opts_default(cl1_train_opts *o) {
   cl1_eval_opts_default(&o->eval);
   o->seed = 0;
   o->lr = 5e-5;
+  o->temperature = 1.0;
   o->sft_epochs = 3;
   o->sft_max_steps = 0;
   o->selfsup_rounds = 2;
@@ -125,6 +126,7 @@ char *cl1_train_config_json(const cl1_train_opts *o, const cl1_train_paths *p, i
   cJSON_AddBoolToObject(c, "lora", o->lora);
   cJSON_AddNumberToObject(c, "lr", o->lr);
   cJSON_AddNumberToObject(c, "rl_lr", o->rl_lr > 0 ? o->rl_lr : o->lr);
+  cJSON_AddNumberToObject(c, "temperature", o->temperature);
   const struct { const char *k; int v; } ints[] = {
       {"sft_epochs", o->sft_epochs}, {"sft_max_steps", o->sft_max_steps},
       {"selfsup_rounds", o->selfsup_rounds}, {"samples_per_task", o->samples_per_task},

@@ -94,7 +94,7 @@ def tearDownModule():
 def config(out, **kw):
     cfg = {"version": 1, "run_id": RUN_ID, "stage": "all", "engine": "trl", "model": None, "out": out,
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
-           "seed": 0, "lora": False, "lr": 5e-4, "rl_lr": 5e-4, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
+           "seed": 0, "lora": False, "lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
@@ -379,9 +379,11 @@ class ScriptedRounds(unittest.TestCase):
         return res, events_of(buf.getvalue())
 
     def test_a_selfsup_round_fine_tunes_on_its_correct_samples(self):
-        ctx = self.trl_engine.Ctx(self.cfg)
+        ctx = self.trl_engine.Ctx(dict(self.cfg, temperature=0.7))
+        temps = []
 
-        def generate(model, tok, prompts, k, max_new, batch, seed):
+        def generate(model, tok, prompts, k, max_new, batch, seed, temperature):
+            temps.append(temperature)
             return [[reply(LEGIT[TASKS[0]]), "no code here"][:k] for _ in prompts], 7
 
         ctx.generate = generate
@@ -393,6 +395,7 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(rnd["success_rate"], 0.25)
         self.assertGreater(rnd["speedup_mean"], 0)
         self.assertEqual(len(of(events, "step", "selfsup", 0)), 2)
+        self.assertEqual(set(temps), {0.7})  # the round's samples and its eval, at the config's
         self.assertTrue(self.changed(before, model))
         self.assertEqual(of(events, "eval", "selfsup", 0)[0]["n_samples"], 4)
         kinds = sorted(m["kind"] for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 1)
@@ -529,7 +532,7 @@ class Verl(unittest.TestCase):
         cls.db2 = os.path.join(TMP, "db2")
         cls.proc2, cls.url2 = start_service(cls.db2)
         cls.out = os.path.join(TMP, "verl")
-        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3, rl_lr=2e-4)
+        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3, rl_lr=2e-4, temperature=0.6)
         # two evaluation services: the prompts come from the one beside the store (URL)
         cls.rc, cls.events, cls.err = run_engine(cls.cfg, extra_env={"CUDAL1_SERVE_URLS": f"{URL},{cls.url2}"})
 
@@ -566,7 +569,8 @@ class Verl(unittest.TestCase):
                 "data.val_files": os.path.join(vdir, "val.parquet"),
                 "actor_rollout_ref.model.path": os.path.join(self.out, "model-init"),
                 "actor_rollout_ref.actor.use_kl_loss": "False", "trainer.total_training_steps": "2",
-                "actor_rollout_ref.actor.optim.lr": "0.0002"}  # stage 3's rate, not the SFT's
+                "actor_rollout_ref.actor.optim.lr": "0.0002",  # stage 3's rate, not the SFT's
+                "actor_rollout_ref.rollout.temperature": "0.6"}
         for k, v in want.items():
             self.assertEqual(ov.get(k), v, k)
         self.assertFalse(any(k.startswith("custom_reward_function") for k in ov))

@@ -85,6 +85,7 @@ SCHEMA = {
     "lora": _typ(bool, "true or false"),
     "lr": _num(0),
     "rl_lr": _num(0),
+    "temperature": _num(0.01),
     "sft_epochs": _num(0),
     "sft_max_steps": _num(0, whole=True),
     "selfsup_rounds": _num(0, whole=True),

@@ -79,7 +79,7 @@ def train(ctx, model, tok, prompts, rnd):
     args = GRPOConfig(max_steps=cfg["grpo_steps_per_round"],
                       per_device_train_batch_size=cfg["batch_size"] * cfg["num_generations"],
                       num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
-                      beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=1.0,
+                      beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["temperature"],
                       log_completions=False, **vllm,
                       **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(prompts),

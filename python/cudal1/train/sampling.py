@@ -29,9 +29,9 @@ def fetch_prompts(client, tasks, n, exemplars, seed):
     return service_call("POST /v1/prompts", client.prompts, tasks, n, exemplars, seed)
 
 
-def generate(model, tok, prompts, k, max_new_tokens, batch_seqs, seed):
-    """k sampled replies (text) per prompt (a chat list each), batch_seqs sequences per
-    generate() call; returns (replies per prompt, completion tokens in all)."""
+def generate(model, tok, prompts, k, max_new_tokens, batch_seqs, seed, temperature=1.0):
+    """k sampled replies (text) per prompt (a chat list each) at temperature, batch_seqs
+    sequences per generate() call; returns (replies per prompt, completion tokens in all)."""
     import torch
     torch.manual_seed(seed)
     per_call = max(1, batch_seqs // k)
@@ -43,7 +43,7 @@ def generate(model, tok, prompts, k, max_new_tokens, batch_seqs, seed):
                  for p in prompts[i:i + per_call]]
         enc = tok(chunk, return_tensors="pt", padding=True, add_special_tokens=False).to(model.device)
         with torch.no_grad():
-            seqs = model.generate(**enc, do_sample=True, temperature=1.0, top_p=1.0, top_k=0,
+            seqs = model.generate(**enc, do_sample=True, temperature=temperature, top_p=1.0, top_k=0,
                                   max_new_tokens=max_new_tokens, num_return_sequences=k,
                                   eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
         gen = seqs[:, enc["input_ids"].shape[1]:]
@@ -87,7 +87,7 @@ def sample_and_score(ctx, model, tok, tasks, k, seed, meta):
     prompts = [fit_prompt(tok, r["messages"], ctx.cfg["max_prompt_len"]) for r in rows]
     t0 = time.perf_counter()
     replies, n_tokens = ctx.generate(model, tok, prompts, k, ctx.cfg["max_completion_len"],
-                                     ctx.gen_batch, seed)
+                                     ctx.gen_batch, seed, ctx.cfg["temperature"])
     t1 = time.perf_counter()
     samples = [{"task": r["task"], "prompt_id": r["prompt_id"], "prompt": p, "text": text}
                for r, p, texts in zip(rows, prompts, replies) for text in texts]

@@ -218,10 +218,13 @@ def train_sft(ctx, model, tok, ds, stage, rnd):
     """SFT on ds (prompt/completion rows, completion-only loss); returns the trained model."""
     from trl import SFTConfig, SFTTrainer
     cfg = ctx.cfg
+    # the rate falls linearly to zero over the stage (transformers' default): at a constant 1e-3
+    # the embedded model's loss stalled near 0.05 a token (H100, 2026-12-06), too high for a
+    # 700-token sample to come out whole
     args = SFTConfig(num_train_epochs=cfg["sft_epochs"], max_steps=cfg["sft_max_steps"] or -1,
                      per_device_train_batch_size=cfg["batch_size"], completion_only_loss=True,
                      max_length=cfg["max_prompt_len"] + cfg["max_completion_len"], packing=False,
-                     **common_args(ctx, stage, rnd))
+                     **dict(common_args(ctx, stage, rnd), lr_scheduler_type="linear"))
     ctx.pending = None
     model = with_lora(model, cfg)
     trainer = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,

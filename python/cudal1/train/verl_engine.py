@@ -88,6 +88,7 @@ def overrides(cfg, model, vdir, n_gpus):
          "actor_rollout_ref.actor.use_kl_loss=False",
          "actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum-norm",
          "actor_rollout_ref.rollout.name=vllm", f"actor_rollout_ref.rollout.n={g}",
+         f"actor_rollout_ref.rollout.temperature={cfg['temperature']}",
          "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
          "actor_rollout_ref.rollout.gpu_memory_utilization=0.4",
          f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={g}",
