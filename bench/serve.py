@@ -111,13 +111,19 @@ def phases(db):
     rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations")
             if r[0]]
     con.close()
-    keys = ["compile", "start", "start_setup", "start_load", "verify", "gpu_wait", "time", "total"]
+    keys = ["compile", "start", "start_setup", "start_load", "cand_setup", "verify", "gpu_wait",
+            "time", "total"]
     out = {"n": len(rows)}
     for k in keys:
         xs = [r.get("phases_s", {}).get(k) for r in rows]
         xs = [x for x in xs if isinstance(x, (int, float))]
         if xs:
             out[k + "_mean_s"] = round(statistics.mean(xs), 4)
+    # the candidate worker's own clock in SETUP (cumulative ms): task, device, pinned, sandboxed
+    parts = [r.get("phases_s", {}).get("cand_setup_ms") for r in rows]
+    parts = [p for p in parts if isinstance(p, list) and len(p) == 4]
+    if parts:
+        out["cand_setup_ms_mean"] = [round(statistics.mean(p[i] for p in parts), 2) for i in range(4)]
     return out
 
 

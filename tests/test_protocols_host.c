@@ -34,6 +34,33 @@ static void test_warm_cache(void **st) {
   cJSON_Delete(j);
 }
 
+/* The start's parts add up: SETUP and LOAD within the start, the candidate's SETUP round trip
+ * within SETUP, and the worker's own cumulative clock (task, device, pinned, sandboxed) rising
+ * and inside that round trip (it starts after the request left and stops before the reply). */
+static void test_start_phases_nest(void **st) {
+  (void)st;
+  int status;
+  cJSON *j = eval("tests/legit/host/19_ReLU.c", "level1/19_ReLU", "", &status);
+  assert_string_equal(s(j, "verdict"), "pass");
+  const cJSON *ph = cJSON_GetObjectItemCaseSensitive(j, "phases_s");
+  double start = cJSON_GetObjectItemCaseSensitive(ph, "start")->valuedouble;
+  double setup = cJSON_GetObjectItemCaseSensitive(ph, "start_setup")->valuedouble;
+  double load = cJSON_GetObjectItemCaseSensitive(ph, "start_load")->valuedouble;
+  double cand = cJSON_GetObjectItemCaseSensitive(ph, "cand_setup")->valuedouble;
+  assert_true(setup > 0 && load > 0 && setup + load <= start + 1e-9);
+  assert_true(cand > 0 && cand <= setup);
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ph, "cand_setup_ms");
+  assert_int_equal(cJSON_GetArraySize(ms), 4);
+  double prev = 0;
+  for (int i = 0; i < 4; i++) {
+    double x = cJSON_GetArrayItem(ms, i)->valuedouble;
+    assert_true(x >= prev);
+    prev = x;
+  }
+  assert_true(prev > 0 && prev <= cand * 1e3);
+  cJSON_Delete(j);
+}
+
 static void test_suspicious_is_remeasured(void **st) {
   (void)st;
   int status;
@@ -122,6 +149,7 @@ static void test_timed_requests_say_nothing_of_checks(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_warm_cache),
+      cmocka_unit_test(test_start_phases_nest),
       cmocka_unit_test(test_suspicious_is_remeasured),
       cmocka_unit_test(test_fixed_seed_reproduces_errors),
       cmocka_unit_test(test_timed_requests_say_nothing_of_checks),

@@ -84,6 +84,10 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(ph, "start", r->t_start);
   cJSON_AddNumberToObject(ph, "start_setup", r->t_start_setup);
   cJSON_AddNumberToObject(ph, "start_load", r->t_start_load);
+  cJSON_AddNumberToObject(ph, "cand_setup", r->t_cand_setup);
+  /* the worker's own clock in its SETUP, cumulative ms: task, device, pinned, sandboxed */
+  cJSON *sm = cJSON_AddArrayToObject(ph, "cand_setup_ms");
+  for (int i = 0; i < 4; i++) cJSON_AddItemToArray(sm, cJSON_CreateNumber(r->cand_setup_ms[i]));
   cJSON_AddNumberToObject(ph, "verify", r->t_verify);
   cJSON_AddNumberToObject(ph, "time", r->t_time);
   if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);

@@ -118,6 +118,17 @@ static int spawn_worker(const cl1_pass *p, cl1_wproc *w, const char *exe, size_t
   return -1;
 }
 
+/* Where the candidate's SETUP went (the first pass's): the judge's wait for its reply and the
+ * worker's own cumulative clock (worker.c, "setup_ms"), for bench/serve.py's phase means. */
+static void setup_times(cl1_eval_result *r, const cJSON *reply, double waited_s) {
+  r->t_cand_setup = waited_s;
+  const cJSON *ms = cJSON_GetObjectItemCaseSensitive(reply, "setup_ms");
+  for (int i = 0; i < 4 && i < cJSON_GetArraySize(ms); i++) {
+    const cJSON *x = cJSON_GetArrayItem(ms, i);
+    if (cJSON_IsNumber(x)) r->cand_setup_ms[i] = x->valuedouble;
+  }
+}
+
 static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   char exe[4096];
   if (cl1_worker_exe(exe, sizeof exe, err)) return -1;
@@ -147,6 +158,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   /* until the worker says what it holds at the sandbox's entry: room for any harness (a CUDA
      context, the largest flush buffer) on top of the allowance */
   p->cand.rss_limit = mem + p->region_bytes * 2 + CL1_LLC_FLUSH_MAX + ((size_t)1 << 30);
+  double t_sent = cl1_now();
   for (int k = p->ref_reused ? 1 : 0; k < 2; k++) {
     cl1_wproc *w = k ? &p->cand : &p->ref;
     cJSON *m = setup_request(p, k, mem, ops_lib, w->tmpdir);
@@ -166,6 +178,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   }
   ref_info_apply(p, r);
   cl1_wstatus cs = cl1_wproc_wait(&p->cand, o->setup_timeout_s, &cr);
+  if (cs == CL1_W_OK && r->t_cand_setup == 0) setup_times(r, cr, cl1_now() - t_sent);
   if (cs != CL1_W_OK) {
     /* no solution code runs in SETUP (worker.c: LOAD maps it): its failure is the machine's */
     cl1_judge_verdict(r, "infra_error", "the harness could not set up the candidate's worker "
