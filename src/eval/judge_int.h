@@ -92,6 +92,10 @@ int cl1_judge_verify(cl1_pass *p, cl1_eval_result *r);
 /* Between two verification checks on a shared GPU: when a timing waits for it, the GPU is given
  * back (the candidate stopped) and taken again after that timing (gpu_lock.h). */
 void cl1_judge_gpu_yield(cl1_pass *p, cl1_eval_result *r);
+/* A diagnostic switch: false only when $env is "0" (read once into *memo, -1 until then), so
+ * that bench/serve.py can measure what a mechanism gains side by side in one run
+ * (docs/serve-scaling.md); never off in normal use. */
+bool cl1_judge_switch_on(const char *env, _Atomic int *memo);
 /* One full pass in fresh processes (judge_pass.c). 0: timing done (verdict still open);
  * 1: verdict set; -1: infrastructure error (err). */
 int cl1_judge_pass_run(cl1_pass *p, cl1_eval_result *r, cl1_err *err);

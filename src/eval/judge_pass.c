@@ -238,19 +238,20 @@ static void gpu_give(cl1_pass *p, cl1_gpu_mode m) {
   cl1_gpu_lock_give(p->o->gpu, m);
 }
 
-/* CUDAL1_GPU_YIELD=0 turns the yield off: a diagnostic, so that bench/serve.py can measure
- * what it gains side by side in one run (docs/serve-scaling.md); never off in normal use. */
-static bool gpu_yield_on(void) {
-  static _Atomic int on = -1;  /* read once; lanes that race store the same value */
-  if (on < 0) {
-    const char *e = getenv("CUDAL1_GPU_YIELD");
-    on = !(e && !strcmp(e, "0"));
+bool cl1_judge_switch_on(const char *env, _Atomic int *memo) {
+  if (*memo < 0) {  /* lanes that race here store the same value */
+    const char *e = getenv(env);
+    *memo = !(e && !strcmp(e, "0"));
   }
-  return on;
+  return *memo;
 }
 
+/* CUDAL1_GPU_YIELD=0 turns the yield off (cl1_judge_switch_on). */
 void cl1_judge_gpu_yield(cl1_pass *p, cl1_eval_result *r) {
-  if (!p->o->gpu || !gpu_yield_on() || !cl1_gpu_lock_timing_waits(p->o->gpu)) return;
+  static _Atomic int yield_on = -1;
+  if (!p->o->gpu || !cl1_judge_switch_on("CUDAL1_GPU_YIELD", &yield_on) ||
+      !cl1_gpu_lock_timing_waits(p->o->gpu))
+    return;
   double t0 = cl1_now();
   gpu_give(p, CL1_GPU_SHARED);
   gpu_take(p, CL1_GPU_SHARED);

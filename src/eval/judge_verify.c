@@ -5,7 +5,6 @@
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "judge_int.h"
 #include "../worker/proto.h"
@@ -62,15 +61,10 @@ static void scaled_tolerance(const cl1_pass *p, double *atol_scale) {
 }
 
 /* CUDAL1_VERIFY_CONCURRENT=0 sends a check's reference request only after the candidate's reply,
- * as before 2026-12-06: a diagnostic, so that bench/serve.py measures what running the two at once
- * gains side by side in one run (docs/serve-scaling.md); never off in normal use. */
+ * as before 2026-12-06 (cl1_judge_switch_on). */
 static bool concurrent_on(void) {
-  static _Atomic int on = -1;  /* read once; lanes that race store the same value */
-  if (on < 0) {
-    const char *e = getenv("CUDAL1_VERIFY_CONCURRENT");
-    on = !(e && !strcmp(e, "0"));
-  }
-  return on;
+  static _Atomic int on = -1;
+  return cl1_judge_switch_on("CUDAL1_VERIFY_CONCURRENT", &on);
 }
 
 /* The reference's reply to a RUN sent before: 0, or 1 with a verdict (not the candidate's
