@@ -266,9 +266,9 @@ class Failures(unittest.TestCase):
 
     @unittest.skipUnless(HAVE_TRL, NO_TRL)
     def test_a_prompt_and_reply_past_the_models_positions_is_exit_2_naming_both_knobs(self):
-        # the tiny embedded model has 4096 positions
-        self.expect(run_engine(config(os.path.join(TMP, "toolong"), max_prompt_len=4000, max_completion_len=200)),
-                    2, "4200 tokens", "4096 positions", "--max-prompt-len", "--max-completion-len")
+        # the tiny embedded model has 8192 positions
+        self.expect(run_engine(config(os.path.join(TMP, "toolong"), max_prompt_len=8000, max_completion_len=200)),
+                    2, "8200 tokens", "8192 positions", "--max-prompt-len", "--max-completion-len")
 
     def test_a_bad_config_is_exit_2_naming_the_key(self):
         self.expect(run_engine(config(os.path.join(TMP, "bad1"), num_generations=1)), 2, '"num_generations"', ">= 2")

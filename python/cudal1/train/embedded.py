@@ -25,11 +25,11 @@ CHAT_TEMPLATE = (
 
 # vocab: the BPE's target size (it may stop short on a small corpus); positions: the longest
 # prompt + reply (RoPE, so no weights grow with it). A contrastive prompt with an exemplar and the
-# reference runs to ~3,000 tokens of this vocabulary, and a reply to ~1,300: the demo's 4,096
-# ran past the end (transformers warned, generation went on unchecked).
+# reference runs to ~3,000 tokens of the small vocabulary, and a reply to ~1,300: the demo's
+# 4,096 ran past the end (transformers warned, generation went on unchecked).
 SIZES = {
     "tiny": dict(vocab=2048, hidden_size=128, intermediate_size=344, num_hidden_layers=2,
-                 num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=4096),
+                 num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=8192),
     "small": dict(vocab=8192, hidden_size=512, intermediate_size=1408, num_hidden_layers=8,
                   num_attention_heads=8, num_key_value_heads=8, max_position_embeddings=8192),
 }
