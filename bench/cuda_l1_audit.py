@@ -9,11 +9,13 @@ Resumable: results go to WORK/results.jsonl as they come, and rows already there
 a run cut by --time-limit goes on where it stopped. --seed FILE takes the rows of an earlier run's
 results.jsonl as done (the committed bench/results/<gpu>/cuda-l1-audit-rows.jsonl), so an audit
 longer than one device call or one session continues on a fresh machine. --time-limit starts no
-batch that the batches so far say would end past it.
+batch that the batches so far say would end past it. --import-only imports the problems as task
+folders under WORK/tasks and stops: they need no GPU (the importer runs each problem on the CPU),
+so a build machine can do it and the folder be carried (the H100 spent 6 of its minutes on it).
 
 usage: bench/cuda_l1_audit.py BUILD [--file F] [--work DIR] [--out OUT.json] [--device cuda|host]
          [--levels 1,2,3] [--limit N] [--jobs N] [--batch N] [--time-limit S] [--seed ROWS.jsonl]
-         [--table OUT.json]
+         [--import-only] [--table OUT.json]
 
 OUT.json: per row the claimed score_default and the verified verdict, speedup and flags, whether
 the source holds a custom kernel (load_inline or Triton) and whether one ran during the checks
@@ -124,6 +126,13 @@ def audit(a):
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
         imported = list(ex.map(lambda r: import_task(a.build, a.work, r), todo))
+    if a.import_only:
+        refused = [(row_id(r), why) for r, (_, why) in zip(todo, imported) if why]
+        for rid, why in refused:
+            print(f"cuda_l1_audit: {rid}: {why}", file=sys.stderr)
+        print(f"cuda_l1_audit: {len(todo) - len(refused)} of {len(todo)} problems imported under "
+              f"{os.path.join(a.work, 'tasks')}")
+        return None
     out = open(res_path, "a")
 
     def record(r, **kw):
@@ -237,6 +246,7 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--time-limit", type=float, default=0)
     ap.add_argument("--seed", help="an earlier run's results.jsonl: its rows count as done")
+    ap.add_argument("--import-only", action="store_true", help="import the tasks and stop")
     ap.add_argument("--table")
     a = ap.parse_args()
     if a.table:
@@ -245,6 +255,8 @@ def main():
     if not a.build:
         ap.error("BUILD is required")
     doc = audit(a)
+    if doc is None:  # --import-only
+        return
     text = json.dumps(doc, indent=1)
     if a.out:
         with open(a.out, "w") as f:

@@ -31,6 +31,13 @@ class AuditTest(unittest.TestCase):
             work, out = os.path.join(d, "work"), os.path.join(d, "audit.json")
             cmd = [sys.executable, os.path.join(ROOT, "bench/cuda_l1_audit.py"), BUILD, "--file", f,
                    "--work", work, "--device", "host", "--jobs", "2", "--out", out]
+            # the tasks alone first (a build machine's part): folders, no service, no result
+            p = subprocess.run(cmd + ["--import-only"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            self.assertIn("2 of 2 problems imported", p.stdout)
+            self.assertEqual(sorted(os.listdir(os.path.join(work, "tasks"))), ["L1_T1", "L1_T3"])
+            self.assertFalse(os.path.exists(os.path.join(work, "audit.db")))
+            self.assertFalse(os.path.exists(out))
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
             doc = json.load(open(out))
