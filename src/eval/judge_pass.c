@@ -226,10 +226,14 @@ static int load_both(cl1_pass *p, cl1_eval_result *r) {
   return cl1_judge_cand_failure(p, r, cs, "loading the candidate");
 }
 
-/* A shared GPU taken for a phase, and given back: the candidate's process is stopped first, so
- * none of its threads launches work on a GPU its evaluation no longer holds. */
-static void gpu_take(cl1_pass *p, cl1_gpu_mode m) {
-  if (p->o->gpu) cl1_gpu_lock_take(p->o->gpu, m);
+/* A shared GPU taken for a phase (the wait counted in t_gpu_wait), and given back: the
+ * candidate's process is stopped first, so none of its threads launches work on a GPU its
+ * evaluation no longer holds. */
+static void gpu_take(cl1_pass *p, cl1_eval_result *r, cl1_gpu_mode m) {
+  if (!p->o->gpu) return;
+  double t0 = cl1_now();
+  cl1_gpu_lock_take(p->o->gpu, m);
+  r->t_gpu_wait += cl1_now() - t0;
 }
 
 static void gpu_give(cl1_pass *p, cl1_gpu_mode m) {
@@ -252,10 +256,8 @@ void cl1_judge_gpu_yield(cl1_pass *p, cl1_eval_result *r) {
   if (!p->o->gpu || !cl1_judge_switch_on("CUDAL1_GPU_YIELD", &yield_on) ||
       !cl1_gpu_lock_timing_waits(p->o->gpu))
     return;
-  double t0 = cl1_now();
   gpu_give(p, CL1_GPU_SHARED);
-  gpu_take(p, CL1_GPU_SHARED);
-  r->t_gpu_wait += cl1_now() - t0;
+  gpu_take(p, r, CL1_GPU_SHARED);
 }
 
 static void close_pass(cl1_pass *p) {
@@ -286,16 +288,14 @@ int cl1_judge_pass_run(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   assert(p->o && p->task && p->inst && p->ref_so && p->cand_so);
   double t0 = cl1_now();
   int rc = start_workers(p, r, err);
-  r->t_start_setup += cl1_now() - t0;
-  r->t_start += cl1_now() - t0;
+  double dt = cl1_now() - t0;
+  r->t_start_setup += dt, r->t_start += dt;
   if (rc) { close_pass(p); return rc; }
-  t0 = cl1_now();
-  gpu_take(p, CL1_GPU_SHARED);
-  r->t_gpu_wait += cl1_now() - t0;
+  gpu_take(p, r, CL1_GPU_SHARED);
   t0 = cl1_now();
   rc = load_both(p, r);
-  r->t_start_load += cl1_now() - t0;
-  r->t_start += cl1_now() - t0;
+  dt = cl1_now() - t0;
+  r->t_start_load += dt, r->t_start += dt;
   if (!rc) {
     t0 = cl1_now();
     double waited = r->t_gpu_wait;
@@ -304,9 +304,7 @@ int cl1_judge_pass_run(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   }
   gpu_give(p, CL1_GPU_SHARED);
   if (!rc) {
-    t0 = cl1_now();
-    gpu_take(p, CL1_GPU_EXCLUSIVE);
-    r->t_gpu_wait += cl1_now() - t0;
+    gpu_take(p, r, CL1_GPU_EXCLUSIVE);
     t0 = cl1_now();
     rc = cl1_judge_timing(p, r);
     r->t_time += cl1_now() - t0;

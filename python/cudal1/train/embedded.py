@@ -11,6 +11,7 @@ with nothing downloaded.
     python3 -m cudal1.train.embedded REPO OUT_DIR [--size tiny|small] [--seed N]"""
 import glob
 import hashlib
+import json
 import os
 import sys
 
@@ -33,8 +34,6 @@ SIZES = {
     "small": dict(vocab=8192, hidden_size=512, intermediate_size=1408, num_hidden_layers=8,
                   num_attention_heads=8, num_key_value_heads=8, max_position_embeddings=8192),
 }
-# names what a build holds beyond size, seed and corpus: a changed SIZES entry rebuilds
-BUILD_FORMAT = 2
 CORPUS = ["tests/legit/**/*", "tests/gpu/candidates/**/*", "examples/**/*", "suite/**/*.c",
           "suite/**/*.py", "prompts/*.txt", "include/cudal1/*.h"]
 TEXT_EXT = (".c", ".cu", ".h", ".cuh", ".py", ".txt", ".jsonl", ".json")
@@ -104,7 +103,8 @@ def build(repo, out_dir, size="small", seed=0):
     """Writes the embedded model to out_dir (a checkpoint directory); returns out_dir. An existing
     complete build is reused: the same repo, size and seed give the same model."""
     marker = os.path.join(out_dir, "embedded.txt")
-    want = f"format={BUILD_FORMAT} size={size} seed={seed} corpus={corpus_hash(repo)}\n"
+    # the size's whole entry, so that a changed SIZES entry rebuilds
+    want = f"size={size} {json.dumps(SIZES[size], sort_keys=True)} seed={seed} corpus={corpus_hash(repo)}\n"
     if os.path.exists(marker) and open(marker, encoding="utf-8").read() == want:
         return out_dir
     tok = train_tokenizer(repo, SIZES[size]["vocab"])
