@@ -200,7 +200,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
       "tasks", "sft_data", "device", "seed", "lora", "lr", "rl_lr", "temperature", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
-      "vllm_server", "resume"};
+      "gen_batch", "vllm_server", "resume"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (!cJSON_HasObjectItem(c, keys[i])) fail_msg("train-config.json lacks %s", keys[i]);
   assert_int_equal(cJSON_GetArraySize(c), (int)(sizeof keys / sizeof *keys));
@@ -218,6 +218,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   /* no --rl-lr: stage 3 trains at --lr's rate, said in the file rather than left to the engine */
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 1e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 1.0) < 1e-12);
+  assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "selfsup_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_steps_per_round")->valueint, 1);
@@ -318,7 +319,7 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   snprintf(model, sizeof model, "%s/ckpt", f->dir);
   assert_int_equal(mkdir(model, 0755), 0);
   snprintf(args, sizeof args, "grpo --out %s/o --db %s --tasks " RELU " --model %s --lr 1e-3 "
-           "--rl-lr 3e-5 --temperature 0.5 " EVAL, f->dir, f->path, model);
+           "--rl-lr 3e-5 --temperature 0.5 --gen-batch 40 " EVAL, f->dir, f->path, model);
   assert_int_equal(train(ENGINE, args), 2);
   assert_out_has("/ckpt: no tokenizer there (neither tokenizer.json nor tokenizer_config.json)");
   /* nothing was started or recorded */
@@ -336,6 +337,7 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   assert_true(fabs(cJSON_GetObjectItem(c, "lr")->valuedouble - 1e-3) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 3e-5) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 0.5) < 1e-12);
+  assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 40);
   cJSON_Delete(c);
   assert_int_equal(q_num(f->path, "SELECT COUNT(*) FROM train_runs WHERE model IS NOT NULL"), 1);
 }
@@ -646,6 +648,15 @@ static void test_event_lines_parse_or_say_why_not(void **state) {
   assert_int_equal(ev.round, -1);
   assert_true(cl1_train_event_error(&ev, s, sizeof s));
   assert_string_equal(s, "OOM (lower batch_size)");
+  cl1_train_event_free(&ev);
+  /* an eval says why its samples failed; a non-number count is left out, not printed as 0 */
+  assert_int_equal(cl1_train_event_parse("CL1TRAIN {\"event\":\"eval\",\"stage\":\"sft\",\"round\":0,"
+                                         "\"n_samples\":8,\"success_rate\":0.25,\"verdicts\":"
+                                         "{\"compile_error\":5,\"pass\":2,\"x\":\"y\",\"truncated\":1}}",
+                                         &ev, &err), 0);
+  cl1_train_event_summary(&ev, s, sizeof s);
+  assert_string_equal(s, "[sft r0] eval: 8 samples, success 25.0%, verdicts compile_error 5 pass 2 "
+                         "truncated 1");
   cl1_train_event_free(&ev);
   struct {
     const char *line, *why;

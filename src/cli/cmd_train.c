@@ -45,6 +45,8 @@ static const char usage_head[] =
     "  --max-prompt-len N     prompt tokens (default 1024)\n"
     "  --max-completion-len N completion tokens (default 256)\n"
     "  --batch-size N         per-device batch (default 4)\n"
+    "  --gen-batch N          sequences per generate() call in stage 2 and the evals\n"
+    "                         (default 0: batch size x generations)\n"
     "  --seed N               (default 0)\n"
     "  --vllm-server URL      generate with a running `trl vllm-serve` (default: in process)\n"
     "  --python PY            the interpreter that runs the engine (default python3)\n"
@@ -77,7 +79,7 @@ static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
       {"--sft-epochs", &o->sft_epochs, 1, 1000}, {"--sft-max-steps", &o->sft_max_steps, 0, 10000000},
       {"--max-prompt-len", &o->max_prompt_len, 16, 1 << 20},
       {"--max-completion-len", &o->max_completion_len, 1, 1 << 20},
-      {"--batch-size", &o->batch_size, 1, 65536}};
+      {"--batch-size", &o->batch_size, 1, 65536}, {"--gen-batch", &o->gen_batch, 0, 65536}};
   long long n;
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
     if (!strcmp(a, ints[k].name)) {
@@ -199,7 +201,7 @@ static int parse_args(int argc, char **argv, train_args *t) {
         "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
         "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
-        "--temperature"};
+        "--temperature", "--gen-batch"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);

@@ -38,6 +38,8 @@ typedef struct {
   int sft_epochs, sft_max_steps, selfsup_rounds, samples_per_task, grpo_rounds,
       grpo_steps_per_round, num_generations, exemplars, max_prompt_len, max_completion_len,
       batch_size;
+  int gen_batch;                /* sequences per generate() call when sampling; 0: batch_size x
+                                   num_generations (GRPO's own batch) */
   const char *vllm_server;      /* NULL: generation in the engine's process */
   const char *python;           /* the interpreter of the default engine command */
   FILE *out_stream, *err_stream; /* the terminal: the engine's stdout and stderr, our lines */

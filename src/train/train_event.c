@@ -93,6 +93,14 @@ static const char *str(const cJSON *o, const char *k) {
   return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
+/* ", verdicts pass 3 compile_error 5": why samples failed, for a run whose success stays at 0. */
+static void verdicts(sbuf *b, const cJSON *v, const char **sep) {
+  if (!cJSON_IsObject(v) || !v->child) return;
+  put(b, "%sverdicts", *sep), *sep = ", ";
+  for (const cJSON *x = v->child; x; x = x->next)
+    if (cJSON_IsNumber(x) && x->string) put(b, " %s %.0f", x->string, x->valuedouble);
+}
+
 /* ", name FORMAT" for each field present, the first without its comma. */
 static void fields(sbuf *b, const cJSON *o) {
   double v, w;
@@ -107,6 +115,7 @@ static void fields(sbuf *b, const cJSON *o) {
   if (mean || best) put(b, "%sspeedup", sep), sep = ", ";
   if (mean) put(b, " mean %.2fx", v);
   if (best) put(b, " best %.2fx", w);
+  verdicts(b, cJSON_GetObjectItemCaseSensitive(o, "verdicts"), &sep);
   if (num(o, "loss", &v)) put(b, "%sloss %.4g", sep, v), sep = ", ";
   if (num(o, "tokens", &v)) put(b, "%s%.0f tokens", sep, v), sep = ", ";
   const char *tk[] = {"t_generate", "t_reward", "t_update"}, *tn[] = {"generate", "reward", "update"};

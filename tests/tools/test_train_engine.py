@@ -96,7 +96,7 @@ def config(out, **kw):
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
            "seed": 0, "lora": False, "lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
-           "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1,
+           "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
     cfg.update(kw)
     return cfg
@@ -379,11 +379,12 @@ class ScriptedRounds(unittest.TestCase):
         return res, events_of(buf.getvalue())
 
     def test_a_selfsup_round_fine_tunes_on_its_correct_samples(self):
-        ctx = self.trl_engine.Ctx(dict(self.cfg, temperature=0.7))
-        temps = []
+        ctx = self.trl_engine.Ctx(dict(self.cfg, temperature=0.7, gen_batch=5))
+        temps, batches = [], []
 
         def generate(model, tok, prompts, k, max_new, batch, seed, temperature):
             temps.append(temperature)
+            batches.append(batch)
             return [[reply(LEGIT[TASKS[0]]), "no code here"][:k] for _ in prompts], 7
 
         ctx.generate = generate
@@ -396,6 +397,8 @@ class ScriptedRounds(unittest.TestCase):
         self.assertGreater(rnd["speedup_mean"], 0)
         self.assertEqual(len(of(events, "step", "selfsup", 0)), 2)
         self.assertEqual(set(temps), {0.7})  # the round's samples and its eval, at the config's
+        self.assertEqual(set(batches), {5})  # and in the config's generate() batches
+        self.assertEqual(rnd["verdicts"], {"no_code": 2, "pass": 1, "incorrect": 1})
         self.assertTrue(self.changed(before, model))
         self.assertEqual(of(events, "eval", "selfsup", 0)[0]["n_samples"], 4)
         kinds = sorted(m["kind"] for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 1)

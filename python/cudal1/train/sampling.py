@@ -4,6 +4,7 @@ stage 2's rounds and the eval after each stage.
 Prompts come from the service (POST /v1/prompts, the builder `optimize` uses), replies from plain
 transformers generate() in batches, rewards from POST /v1/score with the run, stage, round and
 prompt id in each item's meta, so the store holds every sampled solution with its verdict."""
+import collections
 import math
 import time
 
@@ -74,7 +75,11 @@ def summarize(samples):
            "success_rate": (sum(r.get("verdict") == "pass" for r in res) / len(res)) if res else 0.0,
            "reward_mean": (sum(rewards) / len(rewards)) if rewards else None,
            "speedup_mean": (sum(speedups) / len(speedups)) if speedups else None,
-           "speedup_best": max(speedups) if speedups else None}
+           "speedup_best": max(speedups) if speedups else None,
+           # why the others failed, most common first (a run stuck at 0% says which way)
+           "verdicts": dict(sorted(collections.Counter(
+               str(r.get("verdict") or r.get("status") or "?") for r in res).items(),
+               key=lambda kv: (-kv[1], kv[0])))}
     if len(rewards) > 1:
         m = out["reward_mean"]
         out["reward_std"] = math.sqrt(sum((x - m) ** 2 for x in rewards) / (len(rewards) - 1))

@@ -39,7 +39,8 @@ class Ctx:
         self.client = Client(self.url, self.token, timeout=900.0, retries=3, backoff=0.5)
         self.state = State(self.out)
         self.generate = sampling.generate
-        self.gen_batch = cfg["batch_size"] * cfg["num_generations"]
+        # sampling is memory-light next to training: a larger batch is most of an eval's speed
+        self.gen_batch = cfg["gen_batch"] or cfg["batch_size"] * cfg["num_generations"]
         self.pending = None  # the last eval's samples while the model has not changed since
         self.rollout = None  # a TRL rollout_func replacing GRPO's generation (tests script rollouts)
 
