@@ -296,6 +296,43 @@ static void test_rl_prompts_with_and_without_exemplars(void **state) {
   cJSON_Delete(rows);
 }
 
+/* sft --exemplars: each solution twice, the second time under the contrastive prompt with the
+ * task's passing solutions as exemplars (the prompt GRPO shows), the same reply both times. */
+static void test_sft_exemplars_add_contrastive_rows(void **state) {
+  th_store *f = *state;
+  seed(f);
+  char out[4096], path[400];
+  snprintf(path, sizeof path, "%s/sft.jsonl", f->dir);
+  assert_int_equal(dataset(out, sizeof out, "sft --db %s --out %s --exemplars 2", f->path, path), 0);
+  assert_non_null(strstr(out, "10 rows, 4 tasks"));
+  cJSON *rows = rows_of(path);
+  assert_int_equal(cJSON_GetArraySize(rows), 10);
+  for (int i = 0; i < 10; i += 2) {
+    const cJSON *a = cJSON_GetArrayItem(rows, i), *b = cJSON_GetArrayItem(rows, i + 1);
+    const cJSON *ma = cJSON_GetObjectItem(a, "messages"), *mb = cJSON_GetObjectItem(b, "messages");
+    assert_string_equal(str(a, "task"), str(b, "task"));
+    assert_true(num(a, "solution_id") == num(b, "solution_id"));
+    assert_string_equal(msg(ma, 2, "assistant"), msg(mb, 2, "assistant"));
+    assert_null(cJSON_GetObjectItem(a, "exemplar_ids"));
+    assert_non_null(strstr(msg(ma, 1, "user"), "this is the first round"));
+    assert_non_null(strstr(msg(mb, 1, "user"), "## Earlier solutions"));
+    assert_null(strstr(msg(mb, 1, "user"), "this is the first round"));
+    assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(b, "exemplar_ids")) >= 1);
+    if (!strcmp(str(a, "task"), RELU)) { /* both passing ReLU solutions, never the hack */
+      assert_non_null(strstr(msg(mb, 1, "user"), "// relu A"));
+      assert_non_null(strstr(msg(mb, 1, "user"), "2.50x the reference"));
+      assert_null(strstr(msg(mb, 1, "user"), "relu hack"));
+    }
+  }
+  cJSON_Delete(rows);
+  char again[400];  /* the same seed picks the same exemplars */
+  snprintf(again, sizeof again, "%s/sft2.jsonl", f->dir);
+  assert_int_equal(dataset(out, sizeof out, "sft --db %s --out %s --exemplars 2", f->path, again), 0);
+  char *t1 = slurp(path), *t2 = slurp(again);
+  assert_string_equal(t1, t2);
+  free(t1), free(t2);
+}
+
 /* --format verl-jsonl: verl's keys, the task id as the reward model's ground truth. */
 static void test_rl_verl_layout(void **state) {
   th_store *f = *state;
@@ -356,7 +393,8 @@ static void test_errors_name_the_cause_and_leave_the_output(void **state) {
       {"sft --db DB --out OUT --device tpu", "--device"},
       {"sft --db DB --out OUT --min-speedup", "--min-speedup needs a value"},
       {"rl --all --out OUT --exemplars 99", "--exemplars"},
-      {"sft --db DB --out OUT --tau 1", "unknown option '--tau'"},
+      {"sft --db DB --out OUT --n 2", "unknown option '--n'"},
+      {"sft --db DB --out OUT --exemplars 27", "--exemplars"},
       {"", "sft or rl"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -404,6 +442,7 @@ int main(void) {
       th_store_test(test_sft_rows_are_the_passing_solutions_once),
       th_store_test(test_sft_min_speedup_and_prompt_completion),
       th_store_test(test_sft_split_by_task),
+      th_store_test(test_sft_exemplars_add_contrastive_rows),
       th_store_test(test_rl_prompts_with_and_without_exemplars),
       th_store_test(test_rl_verl_layout),
       th_store_test(test_errors_name_the_cause_and_leave_the_output),

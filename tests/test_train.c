@@ -148,7 +148,7 @@ static int group_setup(void **state) {
   int rc = train(ENGINE, args);
   if (rc) fprintf(stderr, "group setup: train grpo exited %d:\n%s\n", rc, out_buf);
   snprintf(args, sizeof args, "all --out %s --db %s --tasks " RELU " --rounds 1 --steps 1 "
-           "--lora --lr 1e-4 --seed 7 " EVAL, g_out2, g_db);
+           "--lora --lr 1e-4 --seed 7 --sft-exemplars 1 " EVAL, g_out2, g_db);
   int rc2 = rc ? 1 : train(ENGINE, args);
   if (rc2) fprintf(stderr, "group setup: train all exited %d:\n%s\n", rc2, out_buf);
   return rc || rc2 ? -1 : 0;
@@ -262,6 +262,19 @@ static void test_stage_one_data_comes_from_the_stores_passing_solutions(void **s
   cJSON *msgs = cJSON_GetObjectItem(row, "messages");
   assert_int_equal(cJSON_GetArraySize(msgs), 3);
   assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 2), "role")->valuestring, "assistant");
+  assert_null(cJSON_GetObjectItem(row, "exemplar_ids"));
+  /* --sft-exemplars 1: the same solution again under stage 3's contrastive prompt */
+  const char *second = strchr(rows, '\n');
+  assert_non_null(second);
+  cJSON *row2 = cJSON_Parse(second + 1);
+  assert_non_null(row2);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(row2, "exemplar_ids")), 1);
+  cJSON *msgs2 = cJSON_GetObjectItem(row2, "messages");
+  assert_non_null(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs2, 1), "content")->valuestring,
+                         "## Earlier solutions"));
+  assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs2, 2), "content")->valuestring,
+                      cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 2), "content")->valuestring);
+  cJSON_Delete(row2);
   cJSON_Delete(row);
   /* the first run's file was written too, empty: nothing had passed yet */
   snprintf(p, sizeof p, "%s/data/sft.jsonl", g_out1);

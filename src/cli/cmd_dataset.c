@@ -13,6 +13,7 @@ static const char usage[] =
     "usage: cudal1 dataset sft --db DB --out FILE [--min-speedup X] [--device cuda|host]\n"
     "                          [--shapes S] [--split-by-task F --eval-out FILE] [--seed N]\n"
     "                          [--format messages|prompt-completion] [--template FILE]\n"
+    "                          [--exemplars N] [--tau T]\n"
     "       cudal1 dataset rl (--tasks TASK... | --level N | --all) --out FILE [--db DB]\n"
     "                         [--exemplars N] [--tau T] [--seed N] [--n N] [--device cuda|host]\n"
     "                         [--shapes S] [--format trl|verl-jsonl] [--template FILE]\n"
@@ -32,6 +33,10 @@ static const char usage[] =
     "  --seed N             the split's seed (default 1)\n"
     "  --format F           messages (default): {\"messages\":[system,user,assistant],...};\n"
     "                       prompt-completion: {\"prompt\":[system,user],\"completion\":[assistant]}\n"
+    "  --exemplars N        each solution a second time under the contrastive prompt (stage 3's)\n"
+    "                       with up to N of the task's passing solutions, picked as in rl (--seed,\n"
+    "                       --tau), and \"exemplar_ids\": a model meets that prompt before RL\n"
+    "                       (default 0: round-1 prompts only)\n"
     "\n"
     "rl: one prompt row per task and index (--n, default 1) for GRPO: the contrastive prompt of\n"
     "`cudal1 optimize` with up to --exemplars earlier passing solutions from --db (picked by\n"
@@ -79,8 +84,7 @@ static int parse_one(const char *verb, int argc, char **argv, int *i, opts *o) {
     return cl1_cli_unknown(rl ? "dataset rl" : "dataset sft", a);
   if ((str == &o->eval_out || !strcmp(a, "--min-speedup") || !strcmp(a, "--split-by-task")) && rl)
     return cl1_cli_unknown("dataset rl", a);
-  if ((!strcmp(a, "--tau") || !strcmp(a, "--exemplars") || !strcmp(a, "--n") ||
-       !strcmp(a, "--level")) && !rl)
+  if ((!strcmp(a, "--n") || !strcmp(a, "--level")) && !rl)
     return cl1_cli_unknown("dataset sft", a);
   if (need_value(verb, argc, argv, *i)) return 2;
   const char *v = argv[++*i];
@@ -100,9 +104,10 @@ static int parse_one(const char *verb, int argc, char **argv, int *i, opts *o) {
 
 /* Parses argv and checks what every verb needs: --out, the device and shapes. */
 static int parse(const char *verb, int argc, char **argv, opts *o) {
-  *o = (opts){.device = "cuda", .tau = 1.0, .seed = 1, .exemplars = 2, .n = 1};
+  *o = (opts){.device = "cuda", .tau = 1.0, .seed = 1, .exemplars = -1, .n = 1};
   for (int i = 1; i < argc; i++)
     if (parse_one(verb, argc, argv, &i, o)) return 2;
+  if (o->exemplars < 0) o->exemplars = strcmp(verb, "rl") ? 0 : 2;
   const char *cmd = !strcmp(verb, "rl") ? "rl" : "sft";
   if (!o->out) {
     fprintf(stderr, "cudal1 dataset %s: --out FILE is required (the JSONL to write)\n", cmd);
@@ -166,7 +171,8 @@ static int cmd_sft(int argc, char **argv) {
   int n_ids = suite_ids(ids);
   cl1_dataset_sft_opts so = {.tasks = ids, .n_tasks = n_ids, .device = o.device, .shapes = o.shapes, .template_path = o.template_path,
                              .min_speedup = o.min_speedup, .split = o.split,
-                             .seed = (uint64_t)o.seed, .format = fmt};
+                             .seed = (uint64_t)o.seed, .format = fmt,
+                             .exemplars = (int)o.exemplars, .tau = o.tau};
   char *train = NULL, *eval = NULL;
   cl1_dataset_sft_stats st;
   int rc = cl1_dataset_open_store(o.db, &so.store, &err) ||

@@ -35,6 +35,9 @@ static const char usage_head[] =
     "  --steps N              GRPO steps per round (default 4)\n"
     "  --generations G        completions per prompt in GRPO (default 4, at least 2)\n"
     "  --exemplars N          earlier solutions shown in a contrastive prompt (default 2)\n"
+    "  --sft-exemplars N      stage 1's data also holds each solution under a contrastive\n"
+    "                         prompt with up to N exemplars (default 0: round-1 prompts only;\n"
+    "                         a model that never saw that prompt may not answer it in stage 3)\n"
     "  --sft-epochs N         epochs of stage 1 (default 3)\n"
     "  --sft-max-steps N      stop stage 1 after N steps (default 0: the epochs decide)\n"
     "  --lr X                 learning rate of stages 1 and 2 (default 5e-05)\n"
@@ -76,6 +79,7 @@ static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
   struct { const char *name; int *field; long long lo, hi; } ints[] = {
       {"--samples", &o->samples_per_task, 1, 1024}, {"--steps", &o->grpo_steps_per_round, 1, 1000000},
       {"--generations", &o->num_generations, 2, 1024}, {"--exemplars", &o->exemplars, 0, 26},
+      {"--sft-exemplars", &o->sft_exemplars, 0, 26},
       {"--sft-epochs", &o->sft_epochs, 1, 1000}, {"--sft-max-steps", &o->sft_max_steps, 0, 10000000},
       {"--max-prompt-len", &o->max_prompt_len, 16, 1 << 20},
       {"--max-completion-len", &o->max_completion_len, 1, 1 << 20},
@@ -201,7 +205,7 @@ static int parse_args(int argc, char **argv, train_args *t) {
         "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
         "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
-        "--temperature", "--gen-batch"};
+        "--temperature", "--gen-batch", "--sft-exemplars"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);

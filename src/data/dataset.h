@@ -34,8 +34,11 @@ typedef struct {
   const char *template_path;  /* NULL: the default prompt */
   double min_speedup;         /* rows below it are left out; 0: none */
   double split;               /* 0: all to train; in (0, 1): that fraction of the tasks to eval */
-  uint64_t seed;              /* which tasks the split holds out */
+  uint64_t seed;              /* which tasks the split holds out; the exemplars' pick */
   cl1_dataset_format format;  /* MESSAGES | PROMPT_COMPLETION */
+  int exemplars;              /* > 0: each solution twice, the second time under a contrastive
+                               * prompt with up to this many of the task's passing solutions */
+  double tau;                 /* their pick's temperature (0: 1) */
 } cl1_dataset_sft_opts;
 
 typedef struct {
@@ -46,9 +49,10 @@ typedef struct {
 /* One row per passing solution of o->device at o->shapes (verdict pass only: never a hack, a
  * failure or an infrastructure error), at the speedup of its latest passing evaluation. The store
  * keeps one solution per (task, backend, SHA-256 of the code), so code stored twice is one row.
- * The user message is the task's round-1 prompt (no exemplars); the assistant message holds the
- * code in the "Code Implementation" section's fenced block, so the optimizer's reply parser gets
- * the code back byte for byte. Rows sorted by task id, speedup (highest first), solution id.
+ * The user message is the task's round-1 prompt (no exemplars); with o->exemplars each solution
+ * has a second row under stage 3's contrastive prompt (with "exemplar_ids"). The assistant
+ * message holds the code in the "Code Implementation" section's fenced block, so the optimizer's
+ * reply parser gets the code back byte for byte. Rows sorted by task id, speedup (highest first), solution id.
  * *train and *eval (NULL when o->split is 0) are malloc'd JSONL. Nothing passing: an error. */
 int cl1_dataset_sft(const cl1_dataset_sft_opts *o, char **train, char **eval,
                     cl1_dataset_sft_stats *st, cl1_err *err);

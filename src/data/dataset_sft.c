@@ -92,7 +92,7 @@ static char *assistant_reply(const char *code, bool host) {
 }
 
 static int put_sft_row(const cl1_dataset_sft_opts *o, const row *r, const char *sys,
-                       const char *usr, cl1_dataset_buf *b, cl1_err *err) {
+                       const char *usr, const char *exemplar_ids, cl1_dataset_buf *b, cl1_err *err) {
   char *reply = assistant_reply(r->code, !strcmp(o->device, "host"));
   cJSON *j = cJSON_CreateObject();
   if (!reply || !j) {
@@ -112,6 +112,15 @@ static int put_sft_row(const cl1_dataset_sft_opts *o, const row *r, const char *
   cJSON_AddStringToObject(j, "task", r->task);
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
   cJSON_AddNumberToObject(j, "solution_id", (double)r->sol);
+  if (exemplar_ids) {
+    cJSON *ids = cJSON_Parse(exemplar_ids);
+    if (!ids || !cJSON_AddItemToObject(j, "exemplar_ids", ids)) {
+      cJSON_Delete(ids);
+      cJSON_Delete(j);
+      free(reply);
+      return cl1_err_set(err, "out of memory");
+    }
+  }
   int rc = cl1_dataset_put_row(b, j, err);
   cJSON_Delete(j);
   free(reply);
@@ -147,9 +156,11 @@ static int collect(const cl1_dataset_sft_opts *o, char *const *ids, int t, row *
   return 0;
 }
 
-/* The round-1 prompt of task ids[t]: the optimizer's builder with no exemplars. */
-static int task_prompt(const cl1_dataset_sft_opts *o, const char *id, char **sys, char **usr,
-                       cl1_err *err) {
+/* Task id's prompt: the optimizer's builder with no exemplars (k 0: the round-1 prompt) or with up
+ * to k of the store's passing solutions (the contrastive prompt stage 3 shows; stream varies the
+ * pick between rows); *ids the exemplars' solution ids (JSON) when k > 0. */
+static int task_prompt(const cl1_dataset_sft_opts *o, const char *id, int k, uint64_t stream,
+                       char **sys, char **usr, char **ids, cl1_err *err) {
   cl1_task_ref ref;
   memset(&ref, 0, sizeof ref);
   int rc = cl1_task_resolve(cl1_suite_root(), id, &ref, err);
@@ -158,9 +169,21 @@ static int task_prompt(const cl1_dataset_sft_opts *o, const char *id, char **sys
                        cl1_suite_root());
   if (rc) return -1;
   cl1_prompt_req req = {.in = {.task = ref.task, .device = o->device, .shapes = o->shapes,
-                               .template_path = o->template_path}};
-  rc = cl1_prompt_for_task(&req, sys, usr, NULL, err);
+                               .template_path = o->template_path},
+                        .store = k ? o->store : NULL, .k = k, .tau = o->tau > 0 ? o->tau : 1.0,
+                        .seed = o->seed, .stream = stream};
+  rc = cl1_prompt_for_task(&req, sys, usr, k ? ids : NULL, err);
   cl1_task_ref_release(&ref);
+  return rc;
+}
+
+/* Row i again under a contrastive prompt, so a model meets stage 3's prompt format in training. */
+static int put_contrastive_row(const cl1_dataset_sft_opts *o, const row *r, int i,
+                               cl1_dataset_buf *b, cl1_err *err) {
+  char *sys = NULL, *usr = NULL, *ids = NULL;
+  int rc = task_prompt(o, r->task, o->exemplars, (uint64_t)i + 1, &sys, &usr, &ids, err);
+  if (!rc) rc = put_sft_row(o, r, sys, usr, ids, b, err);
+  free(sys), free(usr), free(ids);
   return rc;
 }
 
@@ -176,11 +199,13 @@ static int render(const cl1_dataset_sft_opts *o, int n_ids, row *rows, int n,
       free(sys), free(usr);
       sys = usr = NULL;
       cur = rows[i].tix;
-      if ((rc = task_prompt(o, rows[i].task, &sys, &usr, err))) break;
+      if ((rc = task_prompt(o, rows[i].task, 0, 0, &sys, &usr, NULL, err))) break;
     }
     bool ev = held[cur];
-    rc = put_sft_row(o, &rows[i], sys, usr, ev ? eval : train, err);
-    *(ev ? &st->eval_rows : &st->train_rows) += 1;
+    int per = o->exemplars > 0 ? 2 : 1;
+    rc = put_sft_row(o, &rows[i], sys, usr, NULL, ev ? eval : train, err);
+    if (!rc && per == 2) rc = put_contrastive_row(o, &rows[i], i, ev ? eval : train, err);
+    *(ev ? &st->eval_rows : &st->train_rows) += per;
     if (!seen[cur]) *(ev ? &st->eval_tasks : &st->train_tasks) += 1;
     seen[cur] = true;
   }

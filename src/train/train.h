@@ -38,6 +38,8 @@ typedef struct {
   int sft_epochs, sft_max_steps, selfsup_rounds, samples_per_task, grpo_rounds,
       grpo_steps_per_round, num_generations, exemplars, max_prompt_len, max_completion_len,
       batch_size;
+  int sft_exemplars;            /* > 0: stage 1's rows also under contrastive prompts with up to
+                                   this many exemplars (cl1_dataset_sft_opts.exemplars) */
   int gen_batch;                /* sequences per generate() call when sampling; 0: batch_size x
                                    num_generations (GRPO's own batch) */
   const char *vllm_server;      /* NULL: generation in the engine's process */
