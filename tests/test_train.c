@@ -200,7 +200,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
       "tasks", "sft_data", "device", "seed", "lora", "lr", "rl_lr", "temperature", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
-      "gen_batch", "vllm_server", "resume"};
+      "gen_batch", "sft_exemplars", "vllm_server", "resume"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (!cJSON_HasObjectItem(c, keys[i])) fail_msg("train-config.json lacks %s", keys[i]);
   assert_int_equal(cJSON_GetArraySize(c), (int)(sizeof keys / sizeof *keys));
@@ -219,6 +219,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 1e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 1.0) < 1e-12);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
+  assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplars")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "selfsup_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_steps_per_round")->valueint, 1);

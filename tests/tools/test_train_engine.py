@@ -96,7 +96,7 @@ def config(out, **kw):
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
            "seed": 0, "lora": False, "lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
-           "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0,
+           "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0, "sft_exemplars": 0,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
     cfg.update(kw)
     return cfg
@@ -395,7 +395,8 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(rnd["n_correct"], 1)  # the ReLU code passes its own task, not Softmax
         self.assertEqual(rnd["success_rate"], 0.25)
         self.assertGreater(rnd["speedup_mean"], 0)
-        self.assertEqual(len(of(events, "step", "selfsup", 0)), 2)
+        # sft_epochs (1) over the one correct reply: sft_max_steps (2) bounds stage 1 only
+        self.assertEqual(len(of(events, "step", "selfsup", 0)), 1)
         self.assertEqual(set(temps), {0.7})  # the round's samples and its eval, at the config's
         self.assertEqual(set(batches), {5})  # and in the config's generate() batches
         self.assertEqual(rnd["verdicts"], {"no_code": 2, "pass": 1, "incorrect": 1})
@@ -404,6 +405,28 @@ class ScriptedRounds(unittest.TestCase):
         kinds = sorted(m["kind"] for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 1)
                        if m["stage"] == "selfsup")
         self.assertEqual(kinds, ["eval"] * 4 + ["sample"] * 4)
+
+    def test_with_sft_exemplars_a_round_also_trains_under_the_contrastive_prompt(self):
+        ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], run_id=RUN_ID + 7, sft_exemplars=1))
+        ctx.generate = lambda model, tok, prompts, k, *a: ([[reply(LEGIT[TASKS[0]]), "no code"][:k]
+                                                            for _ in prompts], 1)
+        seen, real = [], self.trl_engine.sft_dataset
+
+        def capture(tok, triples, max_len):
+            seen.extend(triples)
+            return real(tok, triples, max_len)
+
+        self.trl_engine.sft_dataset = capture
+        try:
+            _, events = self.run_quiet(self.trl_engine.selfsup_round, ctx, self.model, self.tok, 0)
+        finally:
+            self.trl_engine.sft_dataset = real
+        self.assertEqual(len(seen), 2)  # the correct reply, then the same under a contrastive prompt
+        (plain, r1, t1), (contrastive, r2, t2) = seen
+        self.assertEqual((r1, t1), (r2, t2))
+        self.assertNotIn("## Earlier solutions", plain[-1]["content"])  # the round-1 prompt, fitted
+        self.assertIn("## Earlier solutions", contrastive[-1]["content"])  # the pass just stored
+        self.assertEqual(len(of(events, "step", "selfsup", 0)), 2)
 
     def test_with_lora_a_round_trains_an_adapter_and_checkpoints_the_merged_model(self):
         from transformers import AutoModelForCausalLM

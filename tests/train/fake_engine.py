@@ -25,7 +25,7 @@ import urllib.request
 KEYS = ["version", "run_id", "stage", "engine", "model", "embedded", "out", "repo", "tasks", "sft_data",
         "device", "seed", "lora", "lr", "rl_lr", "temperature", "sft_epochs", "sft_max_steps", "selfsup_rounds",
         "samples_per_task", "grpo_rounds", "grpo_steps_per_round", "num_generations",
-        "exemplars", "max_prompt_len", "max_completion_len", "batch_size", "gen_batch", "vllm_server",
+        "exemplars", "max_prompt_len", "max_completion_len", "batch_size", "gen_batch", "sft_exemplars", "vllm_server",
         "resume"]
 ENV = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "TRANSFORMERS_OFFLINE": "1",
        "TOKENIZERS_PARALLELISM": "false"}

@@ -98,6 +98,7 @@ SCHEMA = {
     "max_completion_len": _num(1, whole=True),
     "batch_size": _num(1, whole=True),
     "gen_batch": _num(0, whole=True),
+    "sft_exemplars": _num(0, whole=True),
     "vllm_server": _server,
     "resume": _typ(bool, "true or false"),
 }

@@ -14,6 +14,7 @@ batch_size is the number of sequences per SFT step and the number of PROMPTS per
 with num_generations completions). Every round ends in a checkpoint (OUT/ckpt/<stage>-r<round>,
 a full model: with LoRA the round's adapter is merged first) and OUT/state.json; --resume
 continues after the last one. Optimizer state is per round (a new trainer each round)."""
+import collections
 import os
 import shutil
 import time
@@ -215,14 +216,15 @@ def quiet(trainer):
     trainer.remove_callback(PrinterCallback)
 
 
-def train_sft(ctx, model, tok, ds, stage, rnd):
-    """SFT on ds (prompt/completion rows, completion-only loss); returns the trained model."""
+def train_sft(ctx, model, tok, ds, stage, rnd, max_steps=0):
+    """SFT on ds (prompt/completion rows, completion-only loss) for sft_epochs, or max_steps when
+    given (stage 1's sft_max_steps); returns the trained model."""
     from trl import SFTConfig, SFTTrainer
     cfg = ctx.cfg
     # the rate falls linearly to zero over the stage (transformers' default): at a constant 1e-3
     # the embedded model's loss stalled near 0.05 a token (H100, 2026-12-06), too high for a
     # 700-token sample to come out whole
-    args = SFTConfig(num_train_epochs=cfg["sft_epochs"], max_steps=cfg["sft_max_steps"] or -1,
+    args = SFTConfig(num_train_epochs=cfg["sft_epochs"], max_steps=max_steps or -1,
                      per_device_train_batch_size=cfg["batch_size"], completion_only_loss=True,
                      max_length=cfg["max_prompt_len"] + cfg["max_completion_len"], packing=False,
                      **dict(common_args(ctx, stage, rnd), lr_scheduler_type="linear"))
@@ -258,7 +260,8 @@ def stage_sft(ctx, model, tok):
         raise EngineError(EXIT_INPUT, "stage sft: \"sft_data\" is null", "give the stage its data (cudal1 dataset sft)")
     triples = load_sft_rows(cfg["sft_data"])
     log(f"sft: {len(triples)} rows from {cfg['sft_data']}")
-    model = train_sft(ctx, model, tok, sft_dataset(tok, triples, cfg["max_prompt_len"]), "sft", 0)
+    model = train_sft(ctx, model, tok, sft_dataset(tok, triples, cfg["max_prompt_len"]), "sft", 0,
+                      cfg["sft_max_steps"])
     checkpoint(ctx, model, tok, "sft", 0, done=True)
     evaluate(ctx, model, tok, "sft", 0)
     return model
@@ -277,9 +280,30 @@ def correct_pairs(samples):
     return out
 
 
+def contrastive_copies(ctx, good, seed):
+    """With sft_exemplars: each correct (prompt, reply, task) again under a contrastive prompt of
+    its task (POST /v1/prompts with that many exemplars), so stage 2 keeps the prompt stage 3
+    shows in the model's training (on the H100 a model tuned on round-1 prompts only answered
+    every contrastive prompt with no code or broken code)."""
+    k = ctx.cfg["sft_exemplars"]
+    if not k or not good:
+        return []
+    per_task = collections.Counter(task for _, _, task in good)
+    rows = sampling.fetch_prompts(ctx.client, sorted(per_task), min(64, max(per_task.values())), k, seed)
+    by_task = collections.defaultdict(list)
+    for r in rows:
+        by_task[r["task"]].append(r["messages"])
+    out = []
+    for i, (_, reply, task) in enumerate(good):
+        prompts = by_task.get(task)
+        if prompts:
+            out.append((prompts[i % len(prompts)], reply, task))
+    return out
+
+
 def selfsup_round(ctx, model, tok, rnd):
     """One round: samples (the last eval's when it sampled this model), the round event, SFT on
-    the correct ones (none: said in the event, no update), checkpoint, eval."""
+    the correct ones (none: said in the event, no update) for sft_epochs, checkpoint, eval."""
     cfg = ctx.cfg
     if ctx.pending is not None:
         samples = ctx.pending
@@ -292,7 +316,8 @@ def selfsup_round(ctx, model, tok, rnd):
     note = None if good else "no correct samples: nothing to fine-tune on this round"
     emit("round", stage="selfsup", round=rnd, n_correct=len(good), note=note, **summ)
     if good:
-        model = train_sft(ctx, model, tok, sft_dataset(tok, good, cfg["max_prompt_len"]), "selfsup", rnd)
+        rows = good + contrastive_copies(ctx, good, sample_seed(cfg, "selfsup", rnd, "sample") + 1)
+        model = train_sft(ctx, model, tok, sft_dataset(tok, rows, cfg["max_prompt_len"]), "selfsup", rnd)
     else:
         log(f"selfsup round {rnd}: {note}")
     checkpoint(ctx, model, tok, "selfsup", rnd, done=rnd == cfg["selfsup_rounds"] - 1)
