@@ -113,6 +113,10 @@ def _load_built(name, args, ext_root):
     return _count_calls(mod)
 
 
+# the build step's load_inline calls: running now (a probe waits for them) and finished
+BUILDS = {"running": 0, "done": 0}
+
+
 def install_ext_hooks(ext_root, build):
     """load_inline redirected into ext_root/<key>: built there by the build step (build=True),
     only loaded from there in the worker, which may not run a compiler."""
@@ -129,7 +133,12 @@ def install_ext_hooks(ext_root, build):
         kw = dict(a)
         kw["build_directory"] = d
         kw["verbose"] = False
-        return orig(**kw)
+        BUILDS["running"] += 1
+        try:
+            return orig(**kw)
+        finally:
+            BUILDS["running"] -= 1
+            BUILDS["done"] += 1
 
     def load(*args, **kwargs):
         raise RuntimeError("torch.utils.cpp_extension.load (sources from files) is not supported: "
