@@ -197,7 +197,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   cJSON *c = cJSON_Parse(file_text(p));
   assert_non_null(c);
   static const char *keys[] = {"version", "run_id", "stage", "engine", "model", "embedded", "out", "repo",
-      "tasks", "sft_data", "device", "seed", "lora", "lr", "rl_lr", "temperature", "sft_epochs", "sft_max_steps",
+      "tasks", "sft_data", "device", "seed", "lora", "lr", "selfsup_lr", "rl_lr", "temperature", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
       "gen_batch", "sft_exemplars", "vllm_server", "resume"};
@@ -217,6 +217,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   assert_true(fabs(cJSON_GetObjectItem(c, "lr")->valuedouble - 1e-4) < 1e-12);
   /* no --rl-lr: stage 3 trains at --lr's rate, said in the file rather than left to the engine */
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 1e-4) < 1e-12);
+  assert_true(fabs(cJSON_GetObjectItem(c, "selfsup_lr")->valuedouble - 1e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 1.0) < 1e-12);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
   assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplars")->valueint, 1);
@@ -333,7 +334,7 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   snprintf(model, sizeof model, "%s/ckpt", f->dir);
   assert_int_equal(mkdir(model, 0755), 0);
   snprintf(args, sizeof args, "grpo --out %s/o --db %s --tasks " RELU " --model %s --lr 1e-3 "
-           "--rl-lr 3e-5 --temperature 0.5 --gen-batch 40 " EVAL, f->dir, f->path, model);
+           "--rl-lr 3e-5 --selfsup-lr 2e-4 --temperature 0.5 --gen-batch 40 " EVAL, f->dir, f->path, model);
   assert_int_equal(train(ENGINE, args), 2);
   assert_out_has("/ckpt: no tokenizer there (neither tokenizer.json nor tokenizer_config.json)");
   /* nothing was started or recorded */
@@ -350,6 +351,7 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   /* stage 3's own rate beside stages 1 and 2's */
   assert_true(fabs(cJSON_GetObjectItem(c, "lr")->valuedouble - 1e-3) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 3e-5) < 1e-12);
+  assert_true(fabs(cJSON_GetObjectItem(c, "selfsup_lr")->valuedouble - 2e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 0.5) < 1e-12);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 40);
   cJSON_Delete(c);

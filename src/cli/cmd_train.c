@@ -41,6 +41,9 @@ static const char usage_head[] =
     "  --sft-epochs N         epochs of stage 1 (default 3)\n"
     "  --sft-max-steps N      stop stage 1 after N steps (default 0: the epochs decide)\n"
     "  --lr X                 learning rate of stages 1 and 2 (default 5e-05)\n"
+    "  --selfsup-lr X         learning rate of stage 2's rounds (default: --lr's; each round\n"
+    "                         starts a fresh optimizer, whose first steps move every weight by\n"
+    "                         about this much)\n"
     "  --rl-lr X              learning rate of stage 3, GRPO (default: --lr's)\n"
     "  --temperature T        sampling temperature of stage 2, the evals and GRPO's\n"
     "                         rollouts (default 1.0)\n"
@@ -99,6 +102,7 @@ static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
   if (!strcmp(a, "--seed")) return cl1_cli_int(a, v, 0, 2147483647, &o->seed);
   if (!strcmp(a, "--lr")) return cl1_cli_double(a, v, 1e-12, 1, &o->lr);
   if (!strcmp(a, "--rl-lr")) return cl1_cli_double(a, v, 1e-12, 1, &o->rl_lr);
+  if (!strcmp(a, "--selfsup-lr")) return cl1_cli_double(a, v, 1e-12, 1, &o->selfsup_lr);
   if (!strcmp(a, "--temperature")) return cl1_cli_double(a, v, 0.01, 10, &o->temperature);
   return -1;
 }
@@ -204,7 +208,7 @@ static int parse_args(int argc, char **argv, train_args *t) {
     static const char *const takes_value[] = {"--tasks", "--out", "--model", "--db", "--python",
         "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
-        "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
+        "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr", "--selfsup-lr",
         "--temperature", "--gen-batch", "--sft-exemplars"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)

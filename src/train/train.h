@@ -33,6 +33,7 @@ typedef struct {
   long long seed;
   bool lora, resume;
   double lr;
+  double selfsup_lr;            /* stage 2's learning rate; 0: lr's */
   double rl_lr;                 /* stage 3's learning rate; 0: lr's */
   double temperature;           /* sampling: stage 2, the evals, GRPO's rollouts */
   int sft_epochs, sft_max_steps, selfsup_rounds, samples_per_task, grpo_rounds,

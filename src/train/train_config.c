@@ -125,6 +125,7 @@ char *cl1_train_config_json(const cl1_train_opts *o, const cl1_train_paths *p, i
   cJSON_AddNumberToObject(c, "seed", (double)o->seed);
   cJSON_AddBoolToObject(c, "lora", o->lora);
   cJSON_AddNumberToObject(c, "lr", o->lr);
+  cJSON_AddNumberToObject(c, "selfsup_lr", o->selfsup_lr > 0 ? o->selfsup_lr : o->lr);
   cJSON_AddNumberToObject(c, "rl_lr", o->rl_lr > 0 ? o->rl_lr : o->lr);
   cJSON_AddNumberToObject(c, "temperature", o->temperature);
   const struct { const char *k; int v; } ints[] = {

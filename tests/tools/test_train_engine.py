@@ -94,7 +94,7 @@ def tearDownModule():
 def config(out, **kw):
     cfg = {"version": 1, "run_id": RUN_ID, "stage": "all", "engine": "trl", "model": None, "out": out,
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
-           "seed": 0, "lora": False, "lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
+           "seed": 0, "lora": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0, "sft_exemplars": 0,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
@@ -405,6 +405,16 @@ class ScriptedRounds(unittest.TestCase):
         kinds = sorted(m["kind"] for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 1)
                        if m["stage"] == "selfsup")
         self.assertEqual(kinds, ["eval"] * 4 + ["sample"] * 4)
+
+    def test_a_selfsup_round_trains_at_selfsup_lr_not_at_the_sft_rate(self):
+        # lr 5e-4 moves the tiny model (the test above); a selfsup_lr below fp32's resolution
+        # leaves every weight as it was: stage 2 reads its own rate
+        ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], run_id=RUN_ID + 8, selfsup_lr=1e-30))
+        ctx.generate = lambda model, tok, prompts, k, *a: ([[reply(LEGIT[TASKS[0]])] * k for _ in prompts], 1)
+        before = self.weights(self.model)
+        model, events = self.run_quiet(self.trl_engine.selfsup_round, ctx, self.model, self.tok, 0)
+        self.assertEqual(len(of(events, "step", "selfsup", 0)), 1)
+        self.assertFalse(self.changed(before, model), "stage 2 moved the weights at selfsup_lr 1e-30")
 
     def test_with_sft_exemplars_a_round_also_trains_under_the_contrastive_prompt(self):
         ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], run_id=RUN_ID + 7, sft_exemplars=1))

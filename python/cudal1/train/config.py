@@ -84,6 +84,7 @@ SCHEMA = {
     "seed": _num(0, whole=True),
     "lora": _typ(bool, "true or false"),
     "lr": _num(0),
+    "selfsup_lr": _num(0),
     "rl_lr": _num(0),
     "temperature": _num(0.01),
     "sft_epochs": _num(0),

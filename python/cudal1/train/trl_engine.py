@@ -216,9 +216,9 @@ def quiet(trainer):
     trainer.remove_callback(PrinterCallback)
 
 
-def train_sft(ctx, model, tok, ds, stage, rnd, max_steps=0):
+def train_sft(ctx, model, tok, ds, stage, rnd, max_steps=0, lr=None):
     """SFT on ds (prompt/completion rows, completion-only loss) for sft_epochs, or max_steps when
-    given (stage 1's sft_max_steps); returns the trained model."""
+    given (stage 1's sft_max_steps), at lr (default the config's); returns the trained model."""
     from trl import SFTConfig, SFTTrainer
     cfg = ctx.cfg
     # the rate falls linearly to zero over the stage (transformers' default): at a constant 1e-3
@@ -227,7 +227,8 @@ def train_sft(ctx, model, tok, ds, stage, rnd, max_steps=0):
     args = SFTConfig(num_train_epochs=cfg["sft_epochs"], max_steps=max_steps or -1,
                      per_device_train_batch_size=cfg["batch_size"], completion_only_loss=True,
                      max_length=cfg["max_prompt_len"] + cfg["max_completion_len"], packing=False,
-                     **dict(common_args(ctx, stage, rnd), lr_scheduler_type="linear"))
+                     **dict(common_args(ctx, stage, rnd), lr_scheduler_type="linear",
+                            learning_rate=lr or cfg["lr"]))
     ctx.pending = None
     model = with_lora(model, cfg)
     trainer = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
@@ -317,7 +318,8 @@ def selfsup_round(ctx, model, tok, rnd):
     emit("round", stage="selfsup", round=rnd, n_correct=len(good), note=note, **summ)
     if good:
         rows = good + contrastive_copies(ctx, good, sample_seed(cfg, "selfsup", rnd, "sample") + 1)
-        model = train_sft(ctx, model, tok, sft_dataset(tok, rows, cfg["max_prompt_len"]), "selfsup", rnd)
+        model = train_sft(ctx, model, tok, sft_dataset(tok, rows, cfg["max_prompt_len"]), "selfsup", rnd,
+                          lr=cfg["selfsup_lr"])
     else:
         log(f"selfsup round {rnd}: {note}")
     checkpoint(ctx, model, tok, "selfsup", rnd, done=rnd == cfg["selfsup_rounds"] - 1)
