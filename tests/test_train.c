@@ -197,7 +197,8 @@ static void test_config_holds_the_contracts_keys(void **state) {
   cJSON *c = cJSON_Parse(file_text(p));
   assert_non_null(c);
   static const char *keys[] = {"version", "run_id", "stage", "engine", "model", "embedded", "out", "repo",
-      "tasks", "sft_data", "device", "seed", "lora", "lr", "selfsup_lr", "rl_lr", "temperature", "sft_epochs", "sft_max_steps",
+      "tasks", "sft_data", "device", "seed", "lora", "lr", "selfsup_lr", "rl_lr", "temperature",
+      "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
       "gen_batch", "sft_exemplars", "vllm_server", "resume"};

@@ -208,8 +208,8 @@ static int parse_args(int argc, char **argv, train_args *t) {
     static const char *const takes_value[] = {"--tasks", "--out", "--model", "--db", "--python",
         "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
-        "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr", "--selfsup-lr",
-        "--temperature", "--gen-batch", "--sft-exemplars"};
+        "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
+        "--selfsup-lr", "--temperature", "--gen-batch", "--sft-exemplars"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);

@@ -52,7 +52,8 @@ typedef struct {
  * The user message is the task's round-1 prompt (no exemplars); with o->exemplars each solution
  * has a second row under stage 3's contrastive prompt (with "exemplar_ids"). The assistant
  * message holds the code in the "Code Implementation" section's fenced block, so the optimizer's
- * reply parser gets the code back byte for byte. Rows sorted by task id, speedup (highest first), solution id.
+ * reply parser gets the code back byte for byte. Rows sorted by task id, speedup (highest
+ * first), solution id.
  * *train and *eval (NULL when o->split is 0) are malloc'd JSONL. Nothing passing: an error. */
 int cl1_dataset_sft(const cl1_dataset_sft_opts *o, char **train, char **eval,
                     cl1_dataset_sft_stats *st, cl1_err *err);

@@ -92,7 +92,8 @@ static char *assistant_reply(const char *code, bool host) {
 }
 
 static int put_sft_row(const cl1_dataset_sft_opts *o, const row *r, const char *sys,
-                       const char *usr, const char *exemplar_ids, cl1_dataset_buf *b, cl1_err *err) {
+                       const char *usr, const char *exemplar_ids, cl1_dataset_buf *b,
+                       cl1_err *err) {
   char *reply = assistant_reply(r->code, !strcmp(o->device, "host"));
   cJSON *j = cJSON_CreateObject();
   if (!reply || !j) {
