@@ -157,32 +157,33 @@ static int collect(const cl1_dataset_sft_opts *o, char *const *ids, int t, row *
   return 0;
 }
 
-/* Task id's prompt: the optimizer's builder with no exemplars (k 0: the round-1 prompt) or with up
- * to k of the store's passing solutions (the contrastive prompt stage 3 shows; stream varies the
- * pick between rows); *ids the exemplars' solution ids (JSON) when k > 0. */
-static int task_prompt(const cl1_dataset_sft_opts *o, const char *id, int k, uint64_t stream,
-                       char **sys, char **usr, char **ids, cl1_err *err) {
-  cl1_task_ref ref;
-  memset(&ref, 0, sizeof ref);
-  int rc = cl1_task_resolve(cl1_suite_root(), id, &ref, err);
+/* Task id from the suite into *ref; 0, or -1 with err naming it. */
+static int resolve(const char *id, cl1_task_ref *ref, cl1_err *err) {
+  memset(ref, 0, sizeof *ref);
+  int rc = cl1_task_resolve(cl1_suite_root(), id, ref, err);
   if (rc == 1)
     return cl1_err_set(err, "task %s (in the store) is not in the suite at %s", id,
                        cl1_suite_root());
-  if (rc) return -1;
-  cl1_prompt_req req = {.in = {.task = ref.task, .device = o->device, .shapes = o->shapes,
+  return rc ? -1 : 0;
+}
+
+/* Task t's prompt: the optimizer's builder with no exemplars (k 0: the round-1 prompt) or with up
+ * to k of the store's passing solutions (the contrastive prompt stage 3 shows; stream varies the
+ * pick between rows); *ids the exemplars' solution ids (JSON) when k > 0. */
+static int task_prompt(const cl1_dataset_sft_opts *o, const cl1_task *t, int k, uint64_t stream,
+                       char **sys, char **usr, char **ids, cl1_err *err) {
+  cl1_prompt_req req = {.in = {.task = t, .device = o->device, .shapes = o->shapes,
                                .template_path = o->template_path},
                         .store = k ? o->store : NULL, .k = k, .tau = o->tau > 0 ? o->tau : 1.0,
                         .seed = o->seed, .stream = stream};
-  rc = cl1_prompt_for_task(&req, sys, usr, k ? ids : NULL, err);
-  cl1_task_ref_release(&ref);
-  return rc;
+  return cl1_prompt_for_task(&req, sys, usr, k ? ids : NULL, err);
 }
 
 /* Row i again under a contrastive prompt, so a model meets stage 3's prompt format in training. */
-static int put_contrastive_row(const cl1_dataset_sft_opts *o, const row *r, int i,
-                               cl1_dataset_buf *b, cl1_err *err) {
+static int put_contrastive_row(const cl1_dataset_sft_opts *o, const cl1_task *t, const row *r,
+                               int i, cl1_dataset_buf *b, cl1_err *err) {
   char *sys = NULL, *usr = NULL, *ids = NULL;
-  int rc = task_prompt(o, r->task, o->exemplars, (uint64_t)i + 1, &sys, &usr, &ids, err);
+  int rc = task_prompt(o, t, o->exemplars, (uint64_t)i + 1, &sys, &usr, &ids, err);
   if (!rc) rc = put_sft_row(o, r, sys, usr, ids, b, err);
   free(sys), free(usr), free(ids);
   return rc;
@@ -193,23 +194,29 @@ static int render(const cl1_dataset_sft_opts *o, int n_ids, row *rows, int n,
                   cl1_dataset_sft_stats *st, cl1_err *err) {
   char *sys = NULL, *usr = NULL;
   int cur = -1, rc = 0;
+  cl1_task_ref ref = {0};
+  bool have_ref = false, contrastive = o->exemplars > 0;
   bool *seen = calloc((size_t)n_ids + 1, sizeof *seen);
   if (!seen) return cl1_err_set(err, "out of memory");
   for (int i = 0; !rc && i < n; i++) {
     if (rows[i].tix != cur) {
       free(sys), free(usr);
       sys = usr = NULL;
+      if (have_ref) cl1_task_ref_release(&ref);
       cur = rows[i].tix;
-      if ((rc = task_prompt(o, rows[i].task, 0, 0, &sys, &usr, NULL, err))) break;
+      if ((rc = resolve(rows[i].task, &ref, err))) break;
+      have_ref = true;
+      if ((rc = task_prompt(o, ref.task, 0, 0, &sys, &usr, NULL, err))) break;
     }
     bool ev = held[cur];
-    int per = o->exemplars > 0 ? 2 : 1;
-    rc = put_sft_row(o, &rows[i], sys, usr, NULL, ev ? eval : train, err);
-    if (!rc && per == 2) rc = put_contrastive_row(o, &rows[i], i, ev ? eval : train, err);
-    *(ev ? &st->eval_rows : &st->train_rows) += per;
+    cl1_dataset_buf *b = ev ? eval : train;
+    rc = put_sft_row(o, &rows[i], sys, usr, NULL, b, err);
+    if (!rc && contrastive) rc = put_contrastive_row(o, ref.task, &rows[i], i, b, err);
+    *(ev ? &st->eval_rows : &st->train_rows) += contrastive ? 2 : 1;
     if (!seen[cur]) *(ev ? &st->eval_tasks : &st->train_tasks) += 1;
     seen[cur] = true;
   }
+  if (have_ref) cl1_task_ref_release(&ref);
   free(sys), free(usr), free(seen);
   return rc;
 }
