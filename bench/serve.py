@@ -119,11 +119,12 @@ def phases(db):
         xs = [x for x in xs if isinstance(x, (int, float))]
         if xs:
             out[k + "_mean_s"] = round(statistics.mean(xs), 4)
-    # the candidate worker's own clock in SETUP (cumulative ms): task, device, pinned, sandboxed
+    # the candidate worker's own clock in SETUP (cumulative ms): task, device, pinned, allocated,
+    # preloaded (the op library; a Python solution's interpreter and torch), sandboxed
     parts = [r.get("phases_s", {}).get("cand_setup_ms") for r in rows]
-    parts = [p for p in parts if isinstance(p, list) and len(p) == 4]
+    parts = [p for p in parts if isinstance(p, list) and len(p) == 6]
     if parts:
-        out["cand_setup_ms_mean"] = [round(statistics.mean(p[i] for p in parts), 2) for i in range(4)]
+        out["cand_setup_ms_mean"] = [round(statistics.mean(p[i] for p in parts), 2) for i in range(6)]
     return out
 
 

@@ -50,9 +50,9 @@ static void test_start_phases_nest(void **st) {
   assert_true(setup > 0 && load > 0 && setup + load <= start + 1e-9);
   assert_true(cand > 0 && cand <= setup);
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(ph, "cand_setup_ms");
-  assert_int_equal(cJSON_GetArraySize(ms), 4);
+  assert_int_equal(cJSON_GetArraySize(ms), 6);
   double prev = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 6; i++) {
     double x = cJSON_GetArrayItem(ms, i)->valuedouble;
     assert_true(x >= prev);
     prev = x;

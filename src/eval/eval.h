@@ -92,9 +92,10 @@ typedef struct {
   double t_start_setup, t_start_load; /* t_start's two parts: the workers taken or spawned and
                                          set up (SETUP); the solutions mapped (LOAD) */
   double t_cand_setup;           /* the candidate's SETUP, from its request to its reply (s) */
-  double cand_setup_ms[4];       /* and the worker's own clock in it, cumulative: the task
+  double cand_setup_ms[6];       /* and the worker's own clock in it, cumulative: the task
                                     loaded, the device opened, the shared memory pinned, the
-                                    buffers allocated and the sandbox entered (first pass) */
+                                    buffers allocated, the op library (or Python) preloaded and
+                                    the sandbox entered (first pass; CL1_SETUP_MARKS) */
   char cand_log[2048];           /* tail of the candidate's stdout/stderr */
   bool python;                   /* the candidate was a Python module (KernelBench's ModelNew) */
   double py_ext_calls;           /* its custom-extension calls during the checks, as it reported

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "eval.h"
 #include "../task/task.h"
+#include "../worker/proto.h"
 
 static cJSON *stats_json(const cl1_stats *s, double ev_median) {
   cJSON *o = cJSON_CreateObject();
@@ -87,7 +88,8 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(ph, "cand_setup", r->t_cand_setup);
   /* the worker's own clock in its SETUP, cumulative ms: task, device, pinned, sandboxed */
   cJSON *sm = cJSON_AddArrayToObject(ph, "cand_setup_ms");
-  for (int i = 0; i < 4; i++) cJSON_AddItemToArray(sm, cJSON_CreateNumber(r->cand_setup_ms[i]));
+  for (int i = 0; i < CL1_SETUP_MARKS; i++)
+    cJSON_AddItemToArray(sm, cJSON_CreateNumber(r->cand_setup_ms[i]));
   cJSON_AddNumberToObject(ph, "verify", r->t_verify);
   cJSON_AddNumberToObject(ph, "time", r->t_time);
   if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);

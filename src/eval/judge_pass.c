@@ -120,10 +120,12 @@ static int spawn_worker(const cl1_pass *p, cl1_wproc *w, const char *exe, size_t
 
 /* Where the candidate's SETUP went (the first pass's): the judge's wait for its reply and the
  * worker's own cumulative clock (worker.c, "setup_ms"), for bench/serve.py's phase means. */
+_Static_assert(sizeof ((cl1_eval_result *)0)->cand_setup_ms == CL1_SETUP_MARKS * sizeof(double),
+               "cand_setup_ms holds one figure per SETUP mark");
 static void setup_times(cl1_eval_result *r, const cJSON *reply, double waited_s) {
   r->t_cand_setup = waited_s;
   const cJSON *ms = cJSON_GetObjectItemCaseSensitive(reply, "setup_ms");
-  for (int i = 0; i < 4 && i < cJSON_GetArraySize(ms); i++) {
+  for (int i = 0; i < CL1_SETUP_MARKS && i < cJSON_GetArraySize(ms); i++) {
     const cJSON *x = cJSON_GetArrayItem(ms, i);
     if (cJSON_IsNumber(x)) r->cand_setup_ms[i] = x->valuedouble;
   }

@@ -12,6 +12,10 @@
 #define CL1_PROTO_MAGIC 0x46314C43u /* "CL1F" little-endian */
 #define CL1_PROTO_MAX (1u << 20)
 #define CL1_PROTO_PAYLOAD_MS 10000 /* a frame's payload must follow its header within this */
+/* SETUP's reply "setup_ms": the worker's cumulative clock after the task load, the device open,
+ * the pinning, the buffers' allocation, the op library's preload (a Python solution's interpreter,
+ * torch and its CUDA start) and the sandbox's entry. */
+#define CL1_SETUP_MARKS 6
 
 enum {
   /* judge -> worker */

@@ -172,7 +172,7 @@ static int preload_ops(worker *w, const char *path, cl1_err *err) {
 }
 
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
-static double g_setup_ms[4];
+static double g_setup_ms[CL1_SETUP_MARKS];
 
 /* SETUP does everything but map the solution: the device, the buffers, the sandbox. No solution
  * code runs in it, so a judge that shares the GPU among several evaluations may let SETUP overlap
@@ -244,7 +244,9 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   }
   w->workspace_bytes = (size_t)num(m, "workspace", 0);
   if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
+  g_setup_ms[3] = (cl1_now() - t0) * 1e3;
   if (preload_ops(w, ops, err)) return -1;
+  g_setup_ms[4] = (cl1_now() - t0) * 1e3;
   /* The budget is what the harness already holds here (its code and libraries, the device's
      buffers, the flush buffer — whatever this machine made them) plus the judge's allowance, so
      a large cache or driver reservation cannot eat the candidate's share (issue 17). */
@@ -259,7 +261,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
         .backend = b};
     if (cl1_sandbox_enter(&so_opts, err)) return -1;
   }
-  g_setup_ms[3] = (cl1_now() - t0) * 1e3;
+  g_setup_ms[5] = (cl1_now() - t0) * 1e3;
   w->set_up = true;
   w->so_path = strdup(so);
   if (!w->so_path) return cl1_err_set(err, "out of memory");
@@ -625,9 +627,8 @@ int cl1_worker_main(void) {
         cJSON_AddNumberToObject(out, "rss_base", (double)w->rss_base);
         cJSON_AddNumberToObject(out, "as_limit", (double)w->as_limit);
         cJSON_AddNumberToObject(out, "threads_entry", w->threads_entry);
-        /* cumulative ms after: task load, device open, pinning, allocation + sandbox */
-        cJSON *ph = cJSON_AddArrayToObject(out, "setup_ms");
-        for (int i = 0; i < 4; i++) cJSON_AddItemToArray(ph, cJSON_CreateNumber(g_setup_ms[i]));
+        cJSON *ph = cJSON_AddArrayToObject(out, "setup_ms"); /* proto.h: CL1_SETUP_MARKS */
+        for (int i = 0; i < CL1_SETUP_MARKS; i++) cJSON_AddItemToArray(ph, cJSON_CreateNumber(g_setup_ms[i]));
       }
       break;
     case CL1_MSG_OPEN: r = do_open(w, m, &err); break;
