@@ -17,7 +17,15 @@ load_inline). When the source names load_inline more often than import and const
 extensions, the object is called once with the module's own get_inputs() (CPU tensors, as
 KernelBench's problems make them) on a thread: the build waits while a load_inline runs and
 otherwise at most PROBE_GRACE_S for the call, then leaves it (its result and errors are
-nobody's: only the extensions it built count)."""
+nobody's: only the extensions it built count).
+
+A Triton module (one that imports triton) compiles its kernels at their first call, with ptxas and
+a C compiler the sandboxed worker may not exec. On the CUDA backend (CUDAL1_BUILD_BACKEND) the
+build step therefore calls the object once more, on the GPU, with the module's get_inputs() moved
+there, waiting up to TRITON_GRACE_S: Triton's JIT compiles into $TRITON_CACHE_DIR (the folder's
+triton/, set by the judge), and the worker, pointed at that folder, finds every kernel the call
+compiled (pysol.prepare). A kernel specialised for other shapes than get_inputs()'s still fails
+in the sandbox, as the candidate's crash."""
 import os
 import re
 import sys
@@ -26,6 +34,7 @@ import time
 import traceback
 
 PROBE_GRACE_S = 5.0
+TRITON_GRACE_S = 120.0
 
 
 def main(argv):
@@ -61,6 +70,9 @@ def main(argv):
     probe = None
     if obj is not None and pysol.BUILDS["done"] < load_inline_sites(path):
         probe = probe_forward(mod, obj, pysol.BUILDS)
+    if obj is not None and uses_triton(path) and os.environ.get("CUDAL1_BUILD_BACKEND") == "cuda":
+        if probe is None or not probe.is_alive():
+            probe = warm_triton(mod, obj)
     print(f"built: {len(os.listdir(ext_dir))} extension(s)", flush=True)
     if probe is not None and probe.is_alive():  # a forward left running: not worth waiting for
         sys.stderr.flush()
@@ -75,6 +87,51 @@ def load_inline_sites(path):
             return len(re.findall(r"\bload_inline\s*\(", f.read()))
     except OSError:
         return 0
+
+
+def uses_triton(path):
+    """Whether the module imports Triton (its JIT then compiles at the first call)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return re.search(r"^\s*(import\s+triton\b|from\s+triton\b)", f.read(), re.M) is not None
+    except OSError:
+        return False
+
+
+def to_cuda(x):
+    """get_inputs()'s values on the GPU (tensors, and tensors inside lists and tuples)."""
+    import torch
+    if isinstance(x, torch.Tensor):
+        return x.cuda()
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_cuda(v) for v in x)
+    return x
+
+
+def warm_triton(mod, obj, grace_s=TRITON_GRACE_S):
+    """obj on the GPU called once with get_inputs() on the GPU, on a daemon thread, waited for up
+    to grace_s: Triton's JIT compiles the kernels of those shapes into $TRITON_CACHE_DIR. Returns
+    the thread (None: nothing to call it with)."""
+    get = getattr(mod, "get_inputs", None)
+    if not callable(get):
+        sys.stderr.write("note: a Triton module without get_inputs(): its kernels cannot be "
+                         "compiled ahead, and the sandboxed worker may not compile them\n")
+        return None
+
+    def call():
+        try:
+            import torch
+            model = obj.cuda() if hasattr(obj, "cuda") else obj
+            with torch.no_grad():
+                model(*to_cuda(list(get())))
+            torch.cuda.synchronize()
+        except BaseException as e:  # noqa: BLE001 — the candidate's code; its run reports
+            sys.stderr.write(f"note: the Triton warm-up: {type(e).__name__}: {str(e)[:200]}\n")
+
+    t = threading.Thread(target=call, daemon=True)
+    t.start()
+    t.join(grace_s)
+    return t
 
 
 def probe_forward(mod, obj, builds, grace_s=PROBE_GRACE_S):

@@ -329,6 +329,30 @@ def report():
                        "extensions": _S["exts"]})
 
 
+def prepare(spec_json):
+    """Before the sandbox (the worker's SETUP), for the module the spec names; no candidate code
+    runs here. A Triton module's kernels were compiled by the build step's call on the GPU into
+    the folder's triton/ ("triton_dir"); Triton is pointed there and its own tools run now, while
+    exec is allowed: the cache key asks ptxas for its version and the launcher's libraries ask
+    ldconfig where libcuda is (both remembered for the process), and its driver module is loaded.
+    In the sandbox a call then finds its kernel in the cache and runs nothing. Returns ""; a
+    failure is noted on stderr and left for the candidate's run to meet."""
+    try:
+        spec = json.loads(spec_json)
+        td = spec.get("triton_dir")
+        if spec.get("device") != "cuda" or not td or not os.path.isdir(td):
+            return ""
+        os.environ["TRITON_CACHE_DIR"] = td
+        from triton.compiler.compiler import make_backend
+        from triton.runtime.driver import driver
+        active = driver.active
+        make_backend(active.get_current_target()).hash()  # ptxas --version, remembered
+        active.utils  # noqa: B018 — loads (or builds) Triton's driver module, finding libcuda
+    except BaseException as e:  # noqa: BLE001 — Triton's, not the candidate's: noted, left
+        sys.stderr.write(f"pysol: preparing Triton: {type(e).__name__}: {str(e)[:300]}\n")
+    return ""
+
+
 def preload(threads=1):
     """Before the sandbox: one intra-op thread (the host sandbox refuses new threads) and the
     libraries imported, so the candidate's import costs only its own module."""

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "judge_int.h"
 
 /* The constructor's arguments for a KernelBench-format task at the instance's set. */
@@ -39,9 +40,16 @@ char *cl1_judge_py_spec(const cl1_pass *p, int k) {
   cJSON_AddStringToObject(m, "class", k ? "ModelNew" : p->task->py_class);
   char dir[4200];
   snprintf(dir, sizeof dir, "%s", mod);
+  const char *folder = dirname(dir);
   char ext[4300];
-  snprintf(ext, sizeof ext, "%s/ext", dirname(dir));
+  snprintf(ext, sizeof ext, "%s/ext", folder);
   cJSON_AddStringToObject(m, "ext_dir", ext);
+  /* Triton's kernels, compiled by the build step's call on the GPU (pybuild.py) */
+  char triton[4300];
+  snprintf(triton, sizeof triton, "%s/triton", folder);
+  struct stat st;
+  if (p->o->backend == CL1_BACKEND_CUDA && !stat(triton, &st) && S_ISDIR(st.st_mode))
+    cJSON_AddStringToObject(m, "triton_dir", triton);
   cJSON_AddStringToObject(m, "device", p->o->backend == CL1_BACKEND_CUDA ? "cuda" : "cpu");
   cJSON *names = cJSON_AddArrayToObject(m, "params");
   for (int i = 0; i < p->inst->n_params; i++)

@@ -189,7 +189,7 @@ int cl1_pybuild_run(const cl1_pyrun *r, char *const *args, char *out, size_t cap
   argv[n] = NULL;
   /* a small environment: intermediates and caches (TMPDIR, HOME) in the folder, cudal1's package
      importable, python3's own bin first (ninja, a PyPI package, is installed beside it) */
-  char vars[6][PATH_MAX * 3], *envp[12], bin[PATH_MAX];
+  char vars[6][PATH_MAX * 3], *envp[16], bin[PATH_MAX];
   int k = 0;
   snprintf(vars[k], sizeof vars[k], "TMPDIR=%s", tmp), envp[k] = vars[k], k++;
   snprintf(vars[k], sizeof vars[k], "HOME=%s", tmp), envp[k] = vars[k], k++;
@@ -205,7 +205,7 @@ int cl1_pybuild_run(const cl1_pyrun *r, char *const *args, char *out, size_t cap
     if (getenv(pass[i]))
       snprintf(vars[k], sizeof vars[k], "%s=%s", pass[i], getenv(pass[i])), envp[k] = vars[k], k++;
   envp[k++] = "PYTHONDONTWRITEBYTECODE=1";
-  for (int i = 0; r->env && r->env[i] && k < 11; i++) envp[k++] = (char *)r->env[i];
+  for (int i = 0; r->env && r->env[i] && k < 15; i++) envp[k++] = (char *)r->env[i];
   envp[k] = NULL;
   cl1_proc_limits lim = {256LL << 20, envp};
   int rc = cl1_proc_run_lim(argv, r->dir, r->limit_s * 1000, &lim, out, cap, len, status, err);
@@ -224,7 +224,12 @@ static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_res
   const char *arch = o->arch ? o->arch : cl1_compile_build_arch();
   snprintf(archv, sizeof archv, "TORCH_CUDA_ARCH_LIST=%.*s.%s", (int)strlen(arch) - 1, arch,
            arch + strlen(arch) - 1);
-  const char *env[] = {archv, NULL};
+  /* the backend (a Triton module is called once on the GPU: pybuild.py) and Triton's cache in
+     the folder, where the worker is pointed at it (judge_py.c: "triton_dir") */
+  char backendv[64], tritonv[PATH_MAX + 256];
+  snprintf(backendv, sizeof backendv, "CUDAL1_BUILD_BACKEND=%s", cl1_backend_name(o->backend));
+  snprintf(tritonv, sizeof tritonv, "TRITON_CACHE_DIR=%s/triton", dir);
+  const char *env[] = {archv, backendv, tritonv, NULL};
   cl1_pyrun r = {.dir = dir, .module = "cudal1.pybuild", .limit_s = limit_s,
                  .cpu_s = 2 * limit_s, .mem_mb = BUILD_MEM_MB, .env = env};
   char *args[] = {mod, ext, "-", NULL};

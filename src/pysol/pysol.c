@@ -22,7 +22,7 @@ typedef void (*down_fn)(void *);
 typedef const char *(*report_fn)(void);
 
 static struct {
-  load_fn load;
+  load_fn load, prepare;
   setup_fn setup;
   fwd_fn forward;
   down_fn teardown;
@@ -64,6 +64,7 @@ CL1_EXPORT int cl1_ops_preload(void) {
   int missing = 0;
   init_fn init = (init_fn)(uintptr_t)sym(lib, "cl1_pyrt_init", &missing);
   g_rt.load = (load_fn)(uintptr_t)sym(lib, "cl1_pyrt_load", &missing);
+  g_rt.prepare = (load_fn)(uintptr_t)sym(lib, "cl1_pyrt_prepare", &missing);
   g_rt.setup = (setup_fn)(uintptr_t)sym(lib, "cl1_pyrt_setup", &missing);
   g_rt.teardown = (down_fn)(uintptr_t)sym(lib, "cl1_pyrt_teardown", &missing);
   g_rt.report = (report_fn)(uintptr_t)sym(lib, "cl1_pyrt_report", &missing);
@@ -71,6 +72,15 @@ CL1_EXPORT int cl1_ops_preload(void) {
   if (missing || init()) return -1;
   g_rt.forward = fwd;
   return 0;
+}
+
+/* Before the sandbox, for the module SETUP names: pysol.prepare (no candidate code runs). */
+CL1_EXPORT int cl1_py_prepare(const char *spec, char *msg, size_t n) {
+  if (!g_rt.prepare) {
+    snprintf(msg, n, "the Python runtime was not preloaded");
+    return -1;
+  }
+  return g_rt.prepare(spec, msg, n);
 }
 
 /* The module named by the worker's SETUP ("py": pysol.py's spec); its top-level code runs here. */

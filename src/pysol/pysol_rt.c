@@ -89,6 +89,12 @@ int cl1_pyrt_init(void) {
   return 0;
 }
 
+/* pysol.prepare(spec): before the sandbox, what the module will need that it may not do itself
+ * there (Triton's tools run once, its cache found); never the candidate's code. */
+int cl1_pyrt_prepare(const char *spec, char *msg, size_t n) {
+  return call("prepare", Py_BuildValue("(s)", spec), msg, n);
+}
+
 int cl1_pyrt_load(const char *spec, char *msg, size_t n) {
   return call("load", Py_BuildValue("(s)", spec), msg, n);
 }

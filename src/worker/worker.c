@@ -174,6 +174,19 @@ static int preload_ops(worker *w, const char *path, cl1_err *err) {
 /* Where setup time goes (reported in the SETUP reply; CUDAL1_TRACE shows it). */
 static double g_setup_ms[CL1_SETUP_MARKS];
 
+/* A Python solution's module, before the sandbox: the runtime does there what the module will
+ * need and may not do in the sandbox (pysol.prepare: Triton's tools run, its cache found). Our
+ * code, so a failure is the harness's. */
+static int prepare_python(worker *w, const char *spec, cl1_err *err) {
+  if (!spec || !w->ops_lib) return 0;
+  int (*prepare)(const char *, char *, size_t) =
+      (int (*)(const char *, char *, size_t))(uintptr_t)dlsym(w->ops_lib, "cl1_py_prepare");
+  if (!prepare) return 0; /* an op library, not the Python runtime */
+  char msg[512] = "";
+  if (prepare(spec, msg, sizeof msg)) return cl1_err_set(err, "preparing the Python module: %s", msg);
+  return 0;
+}
+
 /* SETUP does everything but map the solution: the device, the buffers, the sandbox. No solution
  * code runs in it, so a judge that shares the GPU among several evaluations may let SETUP overlap
  * another's timed trials; LOAD (dlopen: the solution's constructors run) is a request of its own
@@ -246,6 +259,7 @@ static int do_setup(worker *w, const cJSON *m, cl1_err *err) {
   if (w->workspace_bytes && w->dev.alloc(&w->dev, w->workspace_bytes, &w->workspace, err)) return -1;
   g_setup_ms[3] = (cl1_now() - t0) * 1e3;
   if (preload_ops(w, ops, err)) return -1;
+  if (prepare_python(w, str(m, "py"), err)) return -1;
   g_setup_ms[4] = (cl1_now() - t0) * 1e3;
   /* The budget is what the harness already holds here (its code and libraries, the device's
      buffers, the flush buffer — whatever this machine made them) plus the judge's allowance, so

@@ -1,4 +1,6 @@
-# a Triton kernel: its JIT compiles (ptxas) at the first call, which the sandbox refuses
+# a Triton kernel: its JIT compiles (ptxas) at the first call, which the sandbox refuses; the build
+# step calls it once on the GPU with get_inputs() (level1/19_ReLU's small shapes), so the sandboxed
+# run finds the compiled kernel in the folder's Triton cache
 import torch
 import torch.nn as nn
 import triton
@@ -18,3 +20,7 @@ class ModelNew(nn.Module):
         n = x.numel()
         relu_k[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
         return y
+
+
+def get_inputs():
+    return [torch.randn(16, 16384)]

@@ -1,0 +1,123 @@
+"""tests/tools/test_pybuild.py — the build step's and the runtime's handling of Triton modules
+(python/cudal1/pybuild.py, pysol.prepare) on a machine without a GPU: which modules count as
+Triton's, that the host backend never calls one on a GPU, and that preparing a worker for one
+never fails the harness. The GPU half (the kernels compiled in the build, found in the sandbox)
+is tests/python/cuda/relu_triton.py in tests/gpu/test_python_gpu."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+from cudal1 import pybuild  # noqa: E402
+
+TRITON_MODULE = textwrap.dedent("""\
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def k(x_ptr, n, BLOCK: tl.constexpr):
+        pass
+
+    class ModelNew(torch.nn.Module):
+        def forward(self, x):
+            return x
+
+    def get_inputs():
+        return [torch.randn(4)]
+    """)
+
+
+def write(d, name, text):
+    p = os.path.join(d, name)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+class UsesTriton(unittest.TestCase):
+    def test_imports_count_and_mentions_do_not(self):
+        with tempfile.TemporaryDirectory() as d:
+            cases = {"import triton\n": True,
+                     "import torch\nfrom triton import language as tl\n": True,
+                     "    import triton.language as tl\n": True,
+                     "# import triton once it is faster\nimport torch\n": False,
+                     "x = 'import triton'\n": False,
+                     "import tritonclient\n": False,
+                     "import torch\n": False}
+            for i, (text, want) in enumerate(cases.items()):
+                self.assertEqual(pybuild.uses_triton(write(d, f"m{i}.py", text)), want, text)
+            self.assertFalse(pybuild.uses_triton(os.path.join(d, "absent.py")))
+
+    def test_no_get_inputs_means_no_warm_up(self):
+        class Mod:
+            pass
+        self.assertIsNone(pybuild.warm_triton(Mod(), object()))
+
+
+class BuildStep(unittest.TestCase):
+    def build(self, backend):
+        try:
+            import triton  # noqa: F401
+        except ImportError:
+            self.skipTest("triton is not installed (it comes with torch's CUDA wheels)")
+        with tempfile.TemporaryDirectory() as d:
+            mod = write(d, "module.py", TRITON_MODULE)
+            env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+                       CUDAL1_BUILD_BACKEND=backend, TRITON_CACHE_DIR=os.path.join(d, "triton"))
+            out = subprocess.run([sys.executable, "-m", "cudal1.pybuild", mod,
+                                  os.path.join(d, "ext"), "-"], capture_output=True, text=True,
+                                 env=env, timeout=300)
+            return out, os.path.isdir(os.path.join(d, "triton"))
+
+    def test_host_backend_calls_nothing_on_a_gpu(self):
+        out, cache = self.build("host")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("built: 0 extension(s)", out.stdout)
+        self.assertNotIn("Triton warm-up", out.stderr)
+        self.assertFalse(cache)
+
+    def test_cuda_backend_without_a_gpu_is_noted_not_fatal(self):
+        # the warm-up is the candidate's code: where it fails (here: no GPU) the build still
+        # succeeds and the sandboxed run reports the candidate's failure
+        import torch
+        if torch.cuda.is_available():
+            self.skipTest("a GPU is present: tests/gpu/test_python_gpu covers the warm-up")
+        out, _ = self.build("cuda")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("note: the Triton warm-up:", out.stderr)
+
+
+class Prepare(unittest.TestCase):
+    def setUp(self):
+        from cudal1 import pysol
+        self.pysol = pysol
+        self.saved = os.environ.pop("TRITON_CACHE_DIR", None)
+
+    def tearDown(self):
+        os.environ.pop("TRITON_CACHE_DIR", None)
+        if self.saved is not None:
+            os.environ["TRITON_CACHE_DIR"] = self.saved
+
+    def test_nothing_to_prepare(self):
+        with tempfile.TemporaryDirectory() as d:
+            for spec in ({"device": "cpu", "triton_dir": d}, {"device": "cuda"},
+                         {"device": "cuda", "triton_dir": os.path.join(d, "absent")}):
+                self.assertEqual(self.pysol.prepare(json.dumps(spec)), "")
+                self.assertNotIn("TRITON_CACHE_DIR", os.environ, spec)
+
+    def test_triton_pointed_at_the_folder_and_never_a_harness_failure(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(self.pysol.prepare(json.dumps({"device": "cuda", "triton_dir": d})), "")
+            self.assertEqual(os.environ.get("TRITON_CACHE_DIR"), d)
+        self.assertEqual(self.pysol.prepare("not json"), "")
+
+
+if __name__ == "__main__":
+    unittest.main()
