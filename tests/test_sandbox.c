@@ -204,6 +204,56 @@ static void test_thread_count(void **s) {
   (void)s;
   assert_int_equal(cl1_sandbox_thread_count(), 1);
 }
+/* The build step's confinement (cl1_sandbox_confine_build): writes and renames inside its folder
+ * (Triton's cache writes a file in a temporary folder and renames it up: EXDEV before REFER was
+ * handled), its own threads' /proc entries (cuInit writes them: 304 without), nothing else. */
+static int c_build(const char *dir) {
+  char a[600], f[600], up[600], out[600];
+  snprintf(a, sizeof a, "%s/a", dir);
+  snprintf(f, sizeof f, "%s/a/f", dir);
+  snprintf(up, sizeof up, "%s/f", dir);
+  snprintf(out, sizeof out, "%s.outside", dir);
+  if (mkdir(a, 0700)) return 1;
+  if (th_write(f, "x\n")) return 2;
+  if (rename(f, up)) return 3;
+  char comm[64];
+  snprintf(comm, sizeof comm, "/proc/self/task/%d/comm", (int)gettid());
+  int fd = open(comm, O_WRONLY);
+  if (fd < 0 || write(fd, "cl1build", 8) != 8) return 4;
+  close(fd);
+  if (cl1_sandbox_landlock_abi() < 1) return 0;
+  if (rename(up, out) == 0) return 5;
+  if (open("/proc/self/oom_score_adj", O_WRONLY) >= 0) return 6;
+  if (open(victim, O_RDWR) >= 0) return 7;
+  return 0;
+}
+static void test_build_confinement(void **s) {
+  (void)s;
+  const char *d = th_tmpdir();
+  assert_non_null(d);
+  snprintf(victim, sizeof victim, "%s.victim", d);
+  assert_int_equal(th_write(victim, "keep\n"), 0);
+  fflush(stdout);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    cl1_err err;
+    if (cl1_sandbox_confine_build(d, (size_t)1 << 34, 20, &err)) {
+      fprintf(stderr, "confine: %s\n", err.msg);
+      _exit(91);
+    }
+    _exit(c_build(d));
+  }
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
+  char out[600];
+  snprintf(out, sizeof out, "%s.outside", d);
+  assert_int_not_equal(access(out, F_OK), 0);
+  if (cl1_sandbox_landlock_abi() < 1) print_message("note: no Landlock here; only the folder's writes were tried\n");
+}
+
 static void test_bad_options(void **s) {
   (void)s;
   cl1_sandbox_opts o = {.tmpdir = NULL};
@@ -220,7 +270,7 @@ int main(void) {
       cmocka_unit_test(test_threads_on_cuda),   cmocka_unit_test(test_files),
       cmocka_unit_test(test_landlock),          cmocka_unit_test(test_memory_limit),
       cmocka_unit_test(test_signals_to_others), cmocka_unit_test(test_ptrace),
-      cmocka_unit_test(test_file_size),
+      cmocka_unit_test(test_file_size),         cmocka_unit_test(test_build_confinement),
   };
   return cmocka_run_group_tests_name("sandbox", tests, NULL, NULL);
 }

@@ -329,6 +329,24 @@ def report():
                        "extensions": _S["exts"]})
 
 
+def _triton_groups_here(td):
+    """Triton's cache groups name their files by absolute path, and the build wrote them in its
+    temporary folder, renamed since: each group is pointed at the files beside it (atomically;
+    twins preparing at once write the same text)."""
+    import glob
+    for grp in glob.glob(os.path.join(td, "*", "__grp__*.json")):
+        with open(grp) as f:
+            data = json.load(f)
+        paths = data.get("child_paths") or {}
+        here = {c: os.path.join(os.path.dirname(grp), os.path.basename(p)) for c, p in paths.items()}
+        if here != paths:
+            data["child_paths"] = here
+            tmp = f"{grp}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                json.dump(data, f)
+            os.replace(tmp, grp)
+
+
 def prepare(spec_json):
     """Before the sandbox (the worker's SETUP), for the module the spec names; no candidate code
     runs here. A Triton module's kernels were compiled by the build step's call on the GPU into
@@ -343,6 +361,7 @@ def prepare(spec_json):
         if spec.get("device") != "cuda" or not td or not os.path.isdir(td):
             return ""
         os.environ["TRITON_CACHE_DIR"] = td
+        _triton_groups_here(td)
         from triton.compiler.compiler import make_backend
         from triton.runtime.driver import driver
         active = driver.active

@@ -38,6 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef LANDLOCK_ACCESS_FS_REFER
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
+#endif
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
 #endif
@@ -151,7 +154,7 @@ static void allow_writes(int rs, const char *path, uint64_t w) {
    the host O_RDWR), but on CUDA not O_RDWR of an existing file (the driver opens /dev/nvidia*
    that way). Landlock acts on the thread that restricts itself and its future children:
    confine_others() takes it to the threads the driver already started. */
-static int landlock_ruleset(const char *tmpdir, cl1_backend backend) {
+static int landlock_ruleset(const char *tmpdir, cl1_backend backend, bool own_threads) {
   int abi = landlock_abi_now();
   if (abi < 1) {
     cl1_log_debug("sandbox: no Landlock in this kernel (%s)", strerror(errno));
@@ -163,6 +166,9 @@ static int landlock_ruleset(const char *tmpdir, cl1_backend backend) {
                LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
                LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
   if (abi >= 3) w |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  /* Unhandled, REFER denies every rename into another directory (EXDEV), even inside the
+     writable one: Triton's cache writes a file in a temporary folder and renames it up */
+  if (abi >= 2) w |= LANDLOCK_ACCESS_FS_REFER;
   /* only write rights are handled, so reads stay allowed everywhere */
   struct landlock_ruleset_attr attr = {.handled_access_fs = w};
   int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
@@ -183,6 +189,10 @@ static int landlock_ruleset(const char *tmpdir, cl1_backend backend) {
     if (!strncmp(e->d_name, "nvidia", 6)) allow_writes(rs, p, w);   /* nvidia-caps/ too */
   }
   if (dev) closedir(dev);
+  /* A process that starts CUDA after confinement (the build step's Triton call) needs its own
+     threads' /proc entries writable: without them cuInit fails (304, H100 2026-12-06). Its own
+     only: /proc/self resolves to this process now, and the children it execs are others. */
+  if (own_threads) allow_writes(rs, "/proc/self/task", w);
   return rs;
 }
 
@@ -415,7 +425,7 @@ int cl1_sandbox_enter(const cl1_sandbox_opts *o, cl1_err *err) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
     return cl1_err_set(err, "sandbox: PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
   if (set_limits(o, err)) return -1;
-  int rs = landlock_ruleset(o->tmpdir, o->backend);
+  int rs = landlock_ruleset(o->tmpdir, o->backend, false);
   /* Not yet run on a GPU (written after this session's last device call): a failure leaves the
      driver's threads as they were before confine_others existed, said in the worker's log,
      rather than failing every CUDA evaluation. */
@@ -452,7 +462,7 @@ int cl1_sandbox_confine_build(const char *dir, size_t mem_bytes, int cpu_seconds
        limit(RLIMIT_CPU, (rlim_t)cpu_seconds, (rlim_t)cpu_seconds + 1, "CPU", err)) ||
       limit(RLIMIT_CORE, 0, 0, "CORE", err))
     return -1;
-  int rs = landlock_ruleset(dir, CL1_BACKEND_CUDA); /* the GPU's nodes: torch may query it */
+  int rs = landlock_ruleset(dir, CL1_BACKEND_CUDA, true); /* the GPU: a Triton call starts CUDA */
   if (rs >= 0) {
     if (syscall(SYS_landlock_restrict_self, rs, 0))
       cl1_log_debug("sandbox: landlock_restrict_self: %s", strerror(errno));

@@ -105,6 +105,23 @@ class Prepare(unittest.TestCase):
         if self.saved is not None:
             os.environ["TRITON_CACHE_DIR"] = self.saved
 
+    def test_cache_groups_pointed_at_their_folder(self):
+        # the build wrote the groups in its temporary folder, renamed since (H100: every kernel a
+        # cache miss in the sandbox, and the sandbox may not write the cache)
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "KEY"))
+            grp = os.path.join(d, "KEY", "__grp__relu_k.json")
+            old = "/gone/build.XXXX/triton/KEY"
+            with open(grp, "w") as f:
+                json.dump({"child_paths": {"relu_k.cubin": f"{old}/relu_k.cubin",
+                                           "relu_k.json": f"{old}/relu_k.json"}}, f)
+            self.assertEqual(self.pysol.prepare(json.dumps({"device": "cuda", "triton_dir": d})), "")
+            with open(grp) as f:
+                paths = json.load(f)["child_paths"]
+            self.assertEqual(paths, {"relu_k.cubin": os.path.join(d, "KEY", "relu_k.cubin"),
+                                     "relu_k.json": os.path.join(d, "KEY", "relu_k.json")})
+            self.assertEqual(sorted(os.listdir(os.path.join(d, "KEY"))), ["__grp__relu_k.json"])
+
     def test_nothing_to_prepare(self):
         with tempfile.TemporaryDirectory() as d:
             for spec in ({"device": "cpu", "triton_dir": d}, {"device": "cuda"},
