@@ -379,6 +379,42 @@ static void test_compile_many_forked_while_the_python_query_runs_comes_back(void
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A Triton module's build warms its kernels at the evaluation's shapes (compile.h: warm): the
+ * shapes are part of its key, so a build warmed for one shape set is not taken for another; any
+ * other module's key ignores them (one build serves every shape set). */
+static void test_warm_shapes_key_triton_modules_only(void **state) {
+  (void)state;
+  static const char *triton = "import torch\nimport triton.language as tl\nclass ModelNew: pass\n";
+  static const char *plain = "import torch\n# import triton later\nclass ModelNew: pass\n";
+  assert_true(cl1_pybuild_uses_triton(triton, strlen(triton)));
+  assert_false(cl1_pybuild_uses_triton(plain, strlen(plain)));
+  assert_true(cl1_pybuild_uses_triton("  from triton import jit", 23));
+  assert_false(cl1_pybuild_uses_triton("import tritonclient\n", 20));
+  cl1_err err;
+  if (cl1_pyenv_ensure(&err)) {
+    print_message("note: no python3 here (%s); keys not compared\n", err.msg);
+    return;
+  }
+  char a[65], b[65], c[65];
+  cl1_compile_opts cuda = {.backend = CL1_BACKEND_CUDA}, w7 = cuda, w16 = cuda;
+  w7.warm = "{\"inputs\": [[\"f32\", [7, 1001]]]}";
+  w16.warm = "{\"inputs\": [[\"f32\", [16, 16384]]]}";
+  cl1_pybuild_key(triton, strlen(triton), &cuda, a);
+  cl1_pybuild_key(triton, strlen(triton), &w7, b);
+  cl1_pybuild_key(triton, strlen(triton), &w16, c);
+  assert_string_not_equal(a, b);
+  assert_string_not_equal(b, c);
+  cl1_pybuild_key(plain, strlen(plain), &cuda, a);
+  cl1_pybuild_key(plain, strlen(plain), &w7, b);
+  assert_string_equal(a, b);
+  cl1_compile_opts host = w7;
+  host.backend = CL1_BACKEND_HOST;  /* the host backend never calls a module on a GPU */
+  cl1_pybuild_key(triton, strlen(triton), &host, a);
+  host.warm = NULL;
+  cl1_pybuild_key(triton, strlen(triton), &host, b);
+  assert_string_equal(a, b);
+}
+
 static void test_cache_dir_that_is_a_file_is_refused_by_name(void **state) {
   (void)state;
   char file[400], below[450];
@@ -687,6 +723,7 @@ int main(void) {
       cmocka_unit_test(test_output_too_large_is_a_compile_failure),
       cmocka_unit_test(test_compile_many_hashes_like_one_compile_and_reports_each_source),
       cmocka_unit_test(test_compile_many_forked_while_the_python_query_runs_comes_back),
+      cmocka_unit_test(test_warm_shapes_key_triton_modules_only),
       cmocka_unit_test(test_cache_dir_that_is_a_file_is_refused_by_name),
       cmocka_unit_test(test_find_dirs_walks_up_to_the_op_library_and_headers),
       cmocka_unit_test(test_cuda_compile_tells_own_kernels_from_op_calls),

@@ -6,6 +6,8 @@
 #include "harness.h"
 #include <cjson/cJSON.h>
 #include <math.h>
+#include "eval/judge_int.h"
+#include "task/task.h"
 #include "worker/sandbox.h"
 
 #define PROBLEM "tests/python/problems/1_Linear_ReLU.py"
@@ -253,6 +255,32 @@ static void python_failures_say_why(void **state) {
   cJSON_Delete(j);
 }
 
+/* What the judge gives a Triton module's build step to warm at (compile.h: warm; pybuild.py):
+ * the native task's twin, dims, attrs and its inputs at the evaluation's shape set. */
+static void warm_spec_names_the_tasks_shapes(void **st) {
+  (void)st;
+  cl1_task *t = NULL;
+  cl1_inst inst;
+  cl1_err err;
+  assert_int_equal(cl1_task_load("suite/level1/40_LayerNorm", &t, &err), 0);
+  assert_int_equal(cl1_task_instance(t, CL1_SHAPES_TEST, &inst, &err), 0);
+  char *s = cl1_judge_py_warm(t, &inst);
+  assert_non_null(s);
+  cJSON *j = cJSON_Parse(s);
+  assert_non_null(j);
+  assert_non_null(strstr(cJSON_GetObjectItem(j, "twin")->valuestring, "40_LayerNorm/twin.py"));
+  assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "dims"), "dim2")->valueint, 17);
+  assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "attrs"), "eps"));
+  char *ins = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "inputs"));
+  assert_string_equal(ins, "[[\"f32\",[3,5,16,17]]]");
+  free(ins);
+  cJSON_Delete(j);
+  free(s);
+  cl1_task_free(t);
+  cl1_task py = {.py = true};  /* a KernelBench problem: its module's get_inputs() is the one */
+  assert_null(cl1_judge_py_warm(&py, &inst));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(import_writes_the_task),
@@ -262,6 +290,7 @@ int main(void) {
       cmocka_unit_test(import_is_confined),
       cmocka_unit_test(loader_rules_for_a_python_reference),
       cmocka_unit_test(python_failures_say_why),
+      cmocka_unit_test(warm_spec_names_the_tasks_shapes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

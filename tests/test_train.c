@@ -198,7 +198,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   assert_non_null(c);
   static const char *keys[] = {"version", "run_id", "stage", "engine", "model", "embedded", "out", "repo",
       "tasks", "sft_data", "device", "seed", "lora", "lr", "selfsup_lr", "rl_lr", "temperature",
-      "sft_epochs", "sft_max_steps",
+      "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
       "gen_batch", "sft_exemplars", "vllm_server", "resume"};
@@ -220,6 +220,10 @@ static void test_config_holds_the_contracts_keys(void **state) {
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 1e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "selfsup_lr")->valuedouble - 1e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 1.0) < 1e-12);
+  /* no --rl-temperature, --rl-batch: GRPO samples as the rest does, as many prompts a step */
+  assert_true(fabs(cJSON_GetObjectItem(c, "rl_temperature")->valuedouble - 1.0) < 1e-12);
+  assert_int_equal(cJSON_GetObjectItem(c, "rl_batch_size")->valueint,
+                   cJSON_GetObjectItem(c, "batch_size")->valueint);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
   assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplars")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 1);
@@ -335,7 +339,8 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   snprintf(model, sizeof model, "%s/ckpt", f->dir);
   assert_int_equal(mkdir(model, 0755), 0);
   snprintf(args, sizeof args, "grpo --out %s/o --db %s --tasks " RELU " --model %s --lr 1e-3 "
-           "--rl-lr 3e-5 --selfsup-lr 2e-4 --temperature 0.5 --gen-batch 40 " EVAL, f->dir, f->path, model);
+           "--rl-lr 3e-5 --selfsup-lr 2e-4 --temperature 0.5 --gen-batch 40 --rl-temperature 1.1 "
+           "--rl-batch 5 " EVAL, f->dir, f->path, model);
   assert_int_equal(train(ENGINE, args), 2);
   assert_out_has("/ckpt: no tokenizer there (neither tokenizer.json nor tokenizer_config.json)");
   /* nothing was started or recorded */
@@ -354,6 +359,8 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_lr")->valuedouble - 3e-5) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "selfsup_lr")->valuedouble - 2e-4) < 1e-12);
   assert_true(fabs(cJSON_GetObjectItem(c, "temperature")->valuedouble - 0.5) < 1e-12);
+  assert_true(fabs(cJSON_GetObjectItem(c, "rl_temperature")->valuedouble - 1.1) < 1e-12);
+  assert_int_equal(cJSON_GetObjectItem(c, "rl_batch_size")->valueint, 5);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 40);
   cJSON_Delete(c);
   assert_int_equal(q_num(f->path, "SELECT COUNT(*) FROM train_runs WHERE model IS NOT NULL"), 1);

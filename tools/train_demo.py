@@ -16,6 +16,29 @@ def mean(xs):
     return statistics.mean(xs) if xs else None
 
 
+def by_task(con, run_id, first, last):
+    """Each task's GRPO rollouts in the first and the last (round, step)s: their mean reward and
+    success. A step draws a few prompts, so a step's mean moves with which tasks it drew; a task's
+    own first-against-last does not."""
+    out = {}
+    for task, reward, verdict, rnd, step in con.execute(
+            "SELECT task_id, reward, verdict, json_extract(meta, '$.round'), "
+            "json_extract(meta, '$.step') FROM scores WHERE json_extract(meta, '$.run') = ? AND "
+            "json_extract(meta, '$.stage') = 'grpo'", (run_id,)):
+        for name, keys in (("first", first), ("last", last)):
+            if (rnd, step) in keys:
+                d = out.setdefault(task, {}).setdefault(name, {"n": 0, "rewards": [], "passed": 0})
+                d["n"] += 1
+                d["passed"] += verdict == "pass"
+                if reward is not None:
+                    d["rewards"].append(reward)
+    for sides in out.values():
+        for d in sides.values():
+            d["reward_mean"] = mean(d.pop("rewards"))
+            d["success_rate"] = d["passed"] / d["n"]
+    return dict(sorted(out.items()))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.split("\n")[0])
@@ -37,6 +60,7 @@ def main():
     first, last = steps[:k], steps[-k:]
     rollouts = con.execute("SELECT count(*), sum(verdict = 'pass') FROM scores WHERE "
                            "json_extract(meta, '$.run') = ?", (run_id,)).fetchone()
+    order = [(s["round"], s["step"]) for s in steps]
     t_step = sum(s.get("t_step") or 0 for s in steps)
     doc = {
         "tool": "tools/train_demo.py",
@@ -60,6 +84,7 @@ def main():
             if t_step else None,
         },
         "rollouts_in_store": {"n": rollouts[0], "passed": rollouts[1] or 0},
+        "grpo_by_task": by_task(con, run_id, order[:k], order[-k:]),
         "rounds": rounds,
         "step_records": [e for e in events if e["event"] == "step"],
     }

@@ -22,10 +22,14 @@ nobody's: only the extensions it built count).
 A Triton module (one that imports triton) compiles its kernels at their first call, with ptxas and
 a C compiler the sandboxed worker may not exec. On the CUDA backend (CUDAL1_BUILD_BACKEND) the
 build step therefore calls the object once more, on the GPU, with the module's get_inputs() moved
-there, waiting up to TRITON_GRACE_S: Triton's JIT compiles into $TRITON_CACHE_DIR (the folder's
-triton/, set by the judge), and the worker, pointed at that folder, finds every kernel the call
-compiled (pysol.prepare). A kernel specialised for other shapes than get_inputs()'s still fails
-in the sandbox, as the candidate's crash."""
+there, and, given $CUDAL1_WARM (the judge's: a native task's constructor arguments and inputs at
+the evaluation's shapes), a second object built as the worker will build it, with random inputs
+of those shapes; it waits up to TRITON_GRACE_S. Triton's JIT specialises a kernel on its
+arguments (an integer's divisibility by 16, say), so the shapes matter. The kernels land in
+$TRITON_CACHE_DIR (the folder's triton/), where the worker, pointed at that folder, finds them
+(pysol.prepare). A kernel the calls did not compile still fails in the sandbox, as the
+candidate's crash."""
+import json
 import os
 import re
 import sys
@@ -119,19 +123,41 @@ def warm_triton(mod, obj, grace_s=TRITON_GRACE_S):
         return None
 
     def call():
-        try:
-            import torch
-            model = obj.cuda() if hasattr(obj, "cuda") else obj
-            with torch.no_grad():
-                model(*to_cuda(list(get())))
-            torch.cuda.synchronize()
-        except BaseException as e:  # noqa: BLE001 — the candidate's code; its run reports
-            sys.stderr.write(f"note: the Triton warm-up: {type(e).__name__}: {str(e)[:200]}\n")
+        import torch
+        calls = [lambda: ((obj.cuda() if hasattr(obj, "cuda") else obj), to_cuda(list(get())))]
+        spec = os.environ.get("CUDAL1_WARM")
+        if spec:
+            calls.append(lambda: warm_call(type(obj), json.loads(spec), "cuda"))
+        for make in calls:
+            try:
+                model, inputs = make()
+                with torch.no_grad():
+                    model(*inputs)
+                torch.cuda.synchronize()
+            except BaseException as e:  # noqa: BLE001 — the candidate's code; its run reports
+                sys.stderr.write(f"note: the Triton warm-up: {type(e).__name__}: {str(e)[:200]}\n")
 
     t = threading.Thread(target=call, daemon=True)
     t.start()
     t.join(grace_s)
     return t
+
+
+def warm_call(cls, spec, device):
+    """(model, inputs) for CUDAL1_WARM's call: cls constructed with the task's arguments (its
+    twin's make, as pysol builds it) and random inputs of the spec's dtypes and shapes."""
+    import torch
+    from cudal1 import pysol
+    args, kwargs = pysol._init_args(spec)
+    model = cls(*args, **kwargs)
+    if hasattr(model, "to"):
+        model = model.to(device)
+    inputs = []
+    for dt, shape in spec.get("inputs", []):
+        t = pysol._DT[dt]
+        x = torch.randn(shape, dtype=t) if t.is_floating_point else torch.zeros(shape, dtype=t)
+        inputs.append(x.to(device))
+    return model, inputs
 
 
 def probe_forward(mod, obj, builds, grace_s=PROBE_GRACE_S):

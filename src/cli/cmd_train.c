@@ -47,10 +47,15 @@ static const char usage_head[] =
     "  --rl-lr X              learning rate of stage 3, GRPO (default: --lr's)\n"
     "  --temperature T        sampling temperature of stage 2, the evals and GRPO's\n"
     "                         rollouts (default 1.0)\n"
+    "  --rl-temperature T     GRPO's rollouts only (default: --temperature's; a model that\n"
+    "                         answers one prompt the same way every time gives GRPO groups\n"
+    "                         of equal rewards, with nothing to learn from)\n"
     "  --lora                 train LoRA adapters (PEFT) instead of every weight\n"
     "  --max-prompt-len N     prompt tokens (default 1024)\n"
     "  --max-completion-len N completion tokens (default 256)\n"
-    "  --batch-size N         per-device batch (default 4)\n"
+    "  --batch-size N         per-device batch: sequences per SFT step, prompts per GRPO\n"
+    "                         step (default 4)\n"
+    "  --rl-batch N           prompts per GRPO step (default: --batch-size's)\n"
     "  --gen-batch N          sequences per generate() call in stage 2 and the evals\n"
     "                         (default 0: batch size x generations)\n"
     "  --seed N               (default 0)\n"
@@ -86,7 +91,8 @@ static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
       {"--sft-epochs", &o->sft_epochs, 1, 1000}, {"--sft-max-steps", &o->sft_max_steps, 0, 10000000},
       {"--max-prompt-len", &o->max_prompt_len, 16, 1 << 20},
       {"--max-completion-len", &o->max_completion_len, 1, 1 << 20},
-      {"--batch-size", &o->batch_size, 1, 65536}, {"--gen-batch", &o->gen_batch, 0, 65536}};
+      {"--batch-size", &o->batch_size, 1, 65536}, {"--gen-batch", &o->gen_batch, 0, 65536},
+      {"--rl-batch", &o->rl_batch_size, 1, 65536}};
   long long n;
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
     if (!strcmp(a, ints[k].name)) {
@@ -104,6 +110,7 @@ static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
   if (!strcmp(a, "--rl-lr")) return cl1_cli_double(a, v, 1e-12, 1, &o->rl_lr);
   if (!strcmp(a, "--selfsup-lr")) return cl1_cli_double(a, v, 1e-12, 1, &o->selfsup_lr);
   if (!strcmp(a, "--temperature")) return cl1_cli_double(a, v, 0.01, 10, &o->temperature);
+  if (!strcmp(a, "--rl-temperature")) return cl1_cli_double(a, v, 0.01, 10, &o->rl_temperature);
   return -1;
 }
 
@@ -209,7 +216,8 @@ static int parse_args(int argc, char **argv, train_args *t) {
         "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
         "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
-        "--selfsup-lr", "--temperature", "--gen-batch", "--sft-exemplars"};
+        "--selfsup-lr", "--temperature", "--gen-batch", "--sft-exemplars", "--rl-temperature",
+        "--rl-batch"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);

@@ -83,6 +83,10 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
 /* judge_py.c: worker k's "py" SETUP field (malloc'd JSON), or NULL when that side is not Python;
  * and what a Python candidate's reply reports, into flags. */
 char *cl1_judge_py_spec(const cl1_pass *p, int k);
+/* A Triton module's warm-up call at the evaluation's shapes (compile.h: cl1_compile_opts.warm):
+ * the native task's twin, dims and attrs, and its inputs' dtypes and shapes; malloc'd JSON, NULL
+ * for a KernelBench-format task (its module's get_inputs() is the problem's). */
+char *cl1_judge_py_warm(const cl1_task *t, const cl1_inst *inst);
 void cl1_judge_py_report(cl1_pass *p, cl1_eval_result *r, const cJSON *cr);
 /* Class 4, confirmed: timer_mismatch, the candidate's median raised by cut_ms and the speedup
  * lowered to match (judge_time.c). */

@@ -4,11 +4,25 @@
  * the timing taken by the C worker around the module's call. */
 #include <assert.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "judge_int.h"
+
+/* A native task: its twin's make(dims, attrs) gives Model's arguments (pysol.py records them). */
+static void add_twin(cJSON *m, const cl1_task *t, const cl1_inst *inst) {
+  char twin[4200], real[PATH_MAX];
+  /* canonical: the warm spec is part of a build's cache key, whoever named the folder how */
+  snprintf(twin, sizeof twin, "%s/twin.py", realpath(t->dir, real) ? real : t->dir);
+  cJSON_AddStringToObject(m, "twin", twin);
+  cJSON *dims = cJSON_AddObjectToObject(m, "dims"), *attrs = cJSON_AddObjectToObject(m, "attrs");
+  for (int d = 0; d < t->n_dims; d++)
+    cJSON_AddNumberToObject(dims, t->dim_names[d], (double)t->dims[inst->set][d]);
+  for (int a = 0; a < inst->n_attrs; a++)
+    cJSON_AddNumberToObject(attrs, inst->attrs[a].name, inst->attrs[a].value);
+}
 
 /* The constructor's arguments for a KernelBench-format task at the instance's set. */
 static void add_init(cJSON *m, const cl1_pass *p) {
@@ -21,15 +35,38 @@ static void add_init(cJSON *m, const cl1_pass *p) {
     if (sc) cJSON_AddItemToObject(m, "scalars", sc);
     return;
   }
-  /* a native task: its twin's make(dims, attrs) gives Model's arguments (pysol.py records them) */
-  char twin[4200];
-  snprintf(twin, sizeof twin, "%s/twin.py", t->dir);
-  cJSON_AddStringToObject(m, "twin", twin);
-  cJSON *dims = cJSON_AddObjectToObject(m, "dims"), *attrs = cJSON_AddObjectToObject(m, "attrs");
-  for (int d = 0; d < t->n_dims; d++)
-    cJSON_AddNumberToObject(dims, t->dim_names[d], (double)t->dims[p->inst->set][d]);
-  for (int a = 0; a < p->inst->n_attrs; a++)
-    cJSON_AddNumberToObject(attrs, p->inst->attrs[a].name, p->inst->attrs[a].value);
+  add_twin(m, t, p->inst);
+}
+
+char *cl1_judge_py_warm(const cl1_task *t, const cl1_inst *inst) {
+  if (t->py) return NULL; /* its problem's get_inputs() is the module's own: already called */
+  cJSON *m = cJSON_CreateObject();
+  add_twin(m, t, inst);
+  cJSON *ins = cJSON_AddArrayToObject(m, "inputs");
+  for (int i = 0; i < inst->n_inputs; i++) {
+    cJSON *e = cJSON_CreateArray(), *shape = cJSON_CreateArray();
+    cJSON_AddItemToArray(e, cJSON_CreateString(cl1_dtype_name(inst->inputs[i].dtype)));
+    for (int d = 0; d < inst->inputs[i].ndim; d++)
+      cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)inst->inputs[i].shape[d]));
+    cJSON_AddItemToArray(e, shape);
+    cJSON_AddItemToArray(ins, e);
+  }
+  char *s = cJSON_PrintUnformatted(m);
+  cJSON_Delete(m);
+  return s;
+}
+
+char *cl1_eval_py_warm(const char *task, cl1_backend backend, int shapes) {
+  if (backend != CL1_BACKEND_CUDA || !task) return NULL;
+  char dir[4096];
+  cl1_err err;
+  cl1_task *t = NULL;
+  cl1_inst inst;
+  if (cl1_task_find(cl1_suite_root(), task, dir, sizeof dir, &err) || cl1_task_load(dir, &t, &err))
+    return NULL;
+  char *s = cl1_task_instance(t, shapes, &inst, &err) ? NULL : cl1_judge_py_warm(t, &inst);
+  cl1_task_free(t);
+  return s;
 }
 
 char *cl1_judge_py_spec(const cl1_pass *p, int k) {

@@ -142,8 +142,27 @@ static void hash_file(cl1_sha *h, const char *path) {
   free(b);
 }
 
-/* The key: format, backend, arch, the source, cudal1's Python runtime, torch's version. */
-static void cache_key(const char *src, size_t n, const cl1_compile_opts *o, char hash[65]) {
+bool cl1_pybuild_uses_triton(const char *src, size_t n) {
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && (src[j] == ' ' || src[j] == '\t')) j++;
+    size_t left = n - j;
+    if ((left > 13 && !strncmp(src + j, "import triton", 13) &&
+         strchr(" \t\n\r.,;", src[j + 13])) ||
+        (left > 11 && !strncmp(src + j, "from triton", 11) && strchr(" \t\n\r.", src[j + 11])))
+      return true;
+    const char *nl = memchr(src + i, '\n', n - i);
+    i = nl ? (size_t)(nl - src) + 1 : n;
+  }
+  return false;
+}
+
+/* Whether the build step makes o->warm's call (and the key holds it). */
+static bool warms(const char *src, size_t n, const cl1_compile_opts *o) {
+  return o->warm && o->backend == CL1_BACKEND_CUDA && cl1_pybuild_uses_triton(src, n);
+}
+
+void cl1_pybuild_key(const char *src, size_t n, const cl1_compile_opts *o, char hash[65]) {
   cl1_sha *h = cl1_sha_new();
   cl1_sha_add_str(h, PY_FORMAT);
   cl1_sha_add_str(h, cl1_backend_name(o->backend));
@@ -159,6 +178,7 @@ static void cache_key(const char *src, size_t n, const cl1_compile_opts *o, char
   hash_file(h, p);
   snprintf(p, sizeof p, "%s/version.py", g_torch_dir);
   hash_file(h, p);
+  if (warms(src, n, o)) cl1_sha_add_str(h, o->warm);
   cl1_sha_hex(h, hash);
 }
 
@@ -214,8 +234,8 @@ int cl1_pybuild_run(const cl1_pyrun *r, char *const *args, char *out, size_t cap
 }
 
 /* Runs the build confined in dir (python3 -m cudal1.pybuild dir/module.py dir/ext -). */
-static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_result *res,
-                     cl1_err *err) {
+static int run_build(const char *dir, const cl1_compile_opts *o, bool warm,
+                     cl1_compile_result *res, cl1_err *err) {
   char mod[PATH_MAX + 256], ext[PATH_MAX + 256], archv[64];
   int limit_s = o->timeout_s > BUILD_MIN_S ? o->timeout_s : BUILD_MIN_S;
   snprintf(mod, sizeof mod, "%s/module.py", dir);
@@ -229,12 +249,17 @@ static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_res
   char backendv[64], tritonv[PATH_MAX + 256];
   snprintf(backendv, sizeof backendv, "CUDAL1_BUILD_BACKEND=%s", cl1_backend_name(o->backend));
   snprintf(tritonv, sizeof tritonv, "TRITON_CACHE_DIR=%s/triton", dir);
-  const char *env[] = {archv, backendv, tritonv, NULL};
+  char *warmv = NULL;
+  if (warm && asprintf(&warmv, "CUDAL1_WARM=%s", o->warm) < 0) return cl1_err_set(err, "out of memory");
+  const char *env[] = {archv, backendv, tritonv, warmv, NULL};
   cl1_pyrun r = {.dir = dir, .module = "cudal1.pybuild", .limit_s = limit_s,
                  .cpu_s = 2 * limit_s, .mem_mb = BUILD_MEM_MB, .env = env};
   char *args[] = {mod, ext, "-", NULL};
   char *out = malloc(OUT_CAP);
-  if (!out) return cl1_err_set(err, "out of memory");
+  if (!out) {
+    free(warmv);
+    return cl1_err_set(err, "out of memory");
+  }
   size_t len = 0;
   int st = 0;
   int rc = cl1_pybuild_run(&r, args, out, OUT_CAP, &len, &st, err);
@@ -250,6 +275,7 @@ static int run_build(const char *dir, const cl1_compile_opts *o, cl1_compile_res
                      len > 600 ? out + len - 600 : out);
   }
   free(out);
+  free(warmv);
   return rc;
 }
 
@@ -261,7 +287,7 @@ int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
     return -1;
   char root[PATH_MAX], dir[PATH_MAX + 128], mod[PATH_MAX + 160];
   if (cl1_cache_root(o->cache_dir, root, sizeof root, err)) return -1;
-  cache_key(src, n, o, res->hash);
+  cl1_pybuild_key(src, n, o, res->hash);
   snprintf(dir, sizeof dir, "%s/py/%s", root, res->hash);
   snprintf(mod, sizeof mod, "%s/module.py", dir);
   struct stat st;
@@ -278,7 +304,7 @@ int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
     FILE *f = fopen(tmod, "wb");
     if (!f || fwrite(src, 1, n, f) != n) rc = cl1_err_set(err, "%s: cannot write", tmod);
     if (f && fclose(f) && !rc) rc = cl1_err_set(err, "%s: cannot write", tmod);
-    if (!rc) rc = run_build(tmpl, o, res, err);
+    if (!rc) rc = run_build(tmpl, o, warms(src, n, o), res, err);
     /* a finished folder appears whole (a rename), or not at all; a concurrent twin wins */
     if (!rc) {
       if (rename(tmpl, dir) && stat(mod, &st))

@@ -29,6 +29,13 @@ bool cl1_pybuild_is_python(const char *path);
 int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
                        cl1_compile_result *res, cl1_err *err);
 
+/* Whether the source imports Triton (a line `import triton...` or `from triton...`). */
+bool cl1_pybuild_uses_triton(const char *src, size_t n);
+
+/* The build's cache key (64 hex): format, backend, arch, the source, cudal1's Python runtime,
+ * torch's version, and o->warm for a Triton module on CUDA. After cl1_pyenv_ensure. */
+void cl1_pybuild_key(const char *src, size_t n, const cl1_compile_opts *o, char hash[65]);
+
 /* A Python module run confined (`cudal1-worker --confine-build`): `python3 -m module ARGS...` in
  * dir, writing beneath it only, TMPDIR and HOME in dir/.tmp (removed after), cudal1's package
  * importable, python3's bin first on PATH, CUDA_HOME and LD_LIBRARY_PATH passed, env added; the
@@ -36,7 +43,7 @@ int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
 typedef struct {
   const char *dir, *module;
   int limit_s, cpu_s, mem_mb;    /* wall clock, CPU seconds, address space */
-  const char *const *env;        /* extra NAME=VALUE entries, NULL-terminated (at most 4) */
+  const char *const *env;        /* extra NAME=VALUE entries, NULL-terminated (at most 8) */
 } cl1_pyrun;
 /* cl1_proc_run_lim's return: 0 (*status: the exit status), CL1_PROC_TIMEOUT, -1 (err). */
 int cl1_pybuild_run(const cl1_pyrun *r, char *const *args, char *out, size_t cap, size_t *len,

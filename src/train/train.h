@@ -35,7 +35,10 @@ typedef struct {
   double lr;
   double selfsup_lr;            /* stage 2's learning rate; 0: lr's */
   double rl_lr;                 /* stage 3's learning rate; 0: lr's */
-  double temperature;           /* sampling: stage 2, the evals, GRPO's rollouts */
+  double temperature;           /* sampling: stage 2, the evals, and GRPO's rollouts unless
+                                   rl_temperature */
+  double rl_temperature;        /* GRPO's rollouts; 0: temperature's */
+  int rl_batch_size;            /* prompts per GRPO step; 0: batch_size's */
   int sft_epochs, sft_max_steps, selfsup_rounds, samples_per_task, grpo_rounds,
       grpo_steps_per_round, num_generations, exemplars, max_prompt_len, max_completion_len,
       batch_size;

@@ -128,6 +128,8 @@ char *cl1_train_config_json(const cl1_train_opts *o, const cl1_train_paths *p, i
   cJSON_AddNumberToObject(c, "selfsup_lr", o->selfsup_lr > 0 ? o->selfsup_lr : o->lr);
   cJSON_AddNumberToObject(c, "rl_lr", o->rl_lr > 0 ? o->rl_lr : o->lr);
   cJSON_AddNumberToObject(c, "temperature", o->temperature);
+  cJSON_AddNumberToObject(c, "rl_temperature", o->rl_temperature > 0 ? o->rl_temperature : o->temperature);
+  cJSON_AddNumberToObject(c, "rl_batch_size", o->rl_batch_size > 0 ? o->rl_batch_size : o->batch_size);
   const struct { const char *k; int v; } ints[] = {
       {"sft_epochs", o->sft_epochs}, {"sft_max_steps", o->sft_max_steps},
       {"selfsup_rounds", o->selfsup_rounds}, {"samples_per_task", o->samples_per_task},

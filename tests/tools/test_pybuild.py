@@ -61,6 +61,32 @@ class UsesTriton(unittest.TestCase):
         self.assertIsNone(pybuild.warm_triton(Mod(), object()))
 
 
+class WarmCall(unittest.TestCase):
+    """CUDAL1_WARM's call (the judge's: judge_py.c, cl1_judge_py_warm), made here on the CPU."""
+
+    def test_built_as_the_worker_builds_it_with_the_tasks_shapes(self):
+        import torch
+        seen = {}
+
+        class ModelNew(torch.nn.Module):
+            def __init__(self, normalized_shape, eps):
+                super().__init__()
+                seen["args"] = (normalized_shape, eps)
+                self.ln = torch.nn.LayerNorm(normalized_shape, eps=eps)
+
+            def forward(self, x):
+                return self.ln(x)
+        spec = {"twin": os.path.join(ROOT, "suite", "level1", "40_LayerNorm", "twin.py"),
+                "dims": {"batch_size": 3, "features": 5, "dim1": 16, "dim2": 17},
+                "attrs": {"eps": 1e-5},
+                "inputs": [["f32", [3, 5, 16, 17]], ["i64", [4]], ["bool", [2]]]}
+        model, inputs = pybuild.warm_call(ModelNew, spec, "cpu")
+        self.assertEqual(seen["args"], ((5, 16, 17), 1e-5))
+        self.assertEqual([(tuple(x.shape), x.dtype) for x in inputs],
+                         [((3, 5, 16, 17), torch.float32), ((4,), torch.int64), ((2,), torch.bool)])
+        self.assertEqual(tuple(model(inputs[0]).shape), (3, 5, 16, 17))
+
+
 class BuildStep(unittest.TestCase):
     def build(self, backend):
         try:

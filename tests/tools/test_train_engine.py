@@ -94,7 +94,7 @@ def tearDownModule():
 def config(out, **kw):
     cfg = {"version": 1, "run_id": RUN_ID, "stage": "all", "engine": "trl", "model": None, "out": out,
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
-           "seed": 0, "lora": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
+           "seed": 0, "lora": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "rl_temperature": 1.0, "rl_batch_size": 1, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0, "sft_exemplars": 0,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
@@ -491,6 +491,17 @@ class ScriptedRounds(unittest.TestCase):
         self.assertGreater(ctx.cfg["lr"], 0)
         self.assertFalse(self.changed(before, model), "GRPO moved the weights at rl_lr 0")
 
+    def test_grpo_samples_at_its_own_temperature_and_batch(self):
+        # --rl-temperature and --rl-batch reach TRL's GRPOConfig; the evals keep --temperature
+        from cudal1.train import grpo
+        ctx = self.trl_engine.Ctx(dict(self.cfg, temperature=0.5, rl_temperature=1.2,
+                                       batch_size=2, rl_batch_size=3, num_generations=4))
+        args = grpo.config(ctx, 0)
+        self.assertAlmostEqual(args.temperature, 1.2)
+        self.assertEqual(args.per_device_train_batch_size, 12)  # 3 prompts x 4 rollouts
+        self.assertEqual(args.num_generations, 4)
+        self.assertEqual(ctx.gen_batch, 12)  # the evals' generate() batch follows GRPO's
+
 
 class RewardHooks(unittest.TestCase):
     """What the engine asks of cudal1.trl.make_reward: per-call meta from TRL's trainer_state, a
@@ -568,7 +579,8 @@ class Verl(unittest.TestCase):
         cls.db2 = os.path.join(TMP, "db2")
         cls.proc2, cls.url2 = start_service(cls.db2)
         cls.out = os.path.join(TMP, "verl")
-        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3, rl_lr=2e-4, temperature=0.6)
+        cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3, rl_lr=2e-4, temperature=0.3,
+                         rl_temperature=0.6, rl_batch_size=3)
         # two evaluation services: the prompts come from the one beside the store (URL)
         cls.rc, cls.events, cls.err = run_engine(cls.cfg, extra_env={"CUDAL1_SERVE_URLS": f"{URL},{cls.url2}"})
 
@@ -588,7 +600,7 @@ class Verl(unittest.TestCase):
         vdir = os.path.join(self.out, "verl")
         train = pq.read_table(os.path.join(vdir, "train.parquet")).to_pylist()
         val = pq.read_table(os.path.join(vdir, "val.parquet")).to_pylist()
-        self.assertEqual(len(train), 2)  # 2 steps x 1 prompt over 2 tasks
+        self.assertEqual(len(train), 6)  # 2 steps x 3 prompts (rl_batch_size) over 2 tasks
         self.assertEqual(len(val), 2)
         for row in train + val:
             self.assertEqual(row["data_source"], "cudal1")
@@ -606,7 +618,8 @@ class Verl(unittest.TestCase):
                 "actor_rollout_ref.model.path": os.path.join(self.out, "model-init"),
                 "actor_rollout_ref.actor.use_kl_loss": "False", "trainer.total_training_steps": "2",
                 "actor_rollout_ref.actor.optim.lr": "0.0002",  # stage 3's rate, not the SFT's
-                "actor_rollout_ref.rollout.temperature": "0.6"}
+                "actor_rollout_ref.rollout.temperature": "0.6",  # GRPO's own, not the evals'
+                "data.train_batch_size": "3", "actor_rollout_ref.actor.ppo_mini_batch_size": "3"}
         for k, v in want.items():
             self.assertEqual(ov.get(k), v, k)
         self.assertFalse(any(k.startswith("custom_reward_function") for k in ov))

@@ -87,6 +87,8 @@ SCHEMA = {
     "selfsup_lr": _num(0),
     "rl_lr": _num(0),
     "temperature": _num(0.01),
+    "rl_temperature": _num(0.01),
+    "rl_batch_size": _num(1, whole=True),
     "sft_epochs": _num(0),
     "sft_max_steps": _num(0, whole=True),
     "selfsup_rounds": _num(0, whole=True),

@@ -54,14 +54,31 @@ class StepRecorder:
         return out
 
 
+def config(ctx, rnd):
+    """GRPOConfig of a round: rl_batch_size prompts a step, num_generations rollouts each, sampled
+    at rl_temperature; stage 3's rate; Dr. GRPO's loss, no KL, rewards not rescaled."""
+    from trl import GRPOConfig
+
+    from .trl_engine import common_args
+    cfg = ctx.cfg
+    vllm = dict(use_vllm=True, vllm_mode="server", vllm_server_base_url=cfg["vllm_server"]) \
+        if cfg["vllm_server"] else {}
+    return GRPOConfig(max_steps=cfg["grpo_steps_per_round"],
+                      per_device_train_batch_size=cfg["rl_batch_size"] * cfg["num_generations"],
+                      num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
+                      beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["rl_temperature"],
+                      log_completions=False, **vllm,
+                      **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
+
+
 def train(ctx, model, tok, prompts, rnd):
     """grpo_steps_per_round GRPO steps on prompts ({"prompt", "task", "prompt_id"} rows);
     returns (the trained model, merged when LoRA, and the round's reward results)."""
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from ..trl import make_reward
-    from .trl_engine import common_args, merged, quiet, step_callback
+    from .trl_engine import merged, quiet, step_callback
     cfg = ctx.cfg
     rec = StepRecorder()
     # TRL 1.16 asks transformers the deprecated way at each GRPO trainer: not the user's concern
@@ -74,14 +91,7 @@ def train(ctx, model, tok, prompts, rnd):
     reward = make_reward(ctx.url, ctx.token, field="reward", retries=3, backoff=0.5, meta=meta,
                          on_results=rec.on_results, raise_on_service_error=True)
     reward.__name__ = "cudal1"
-    vllm = dict(use_vllm=True, vllm_mode="server", vllm_server_base_url=cfg["vllm_server"]) \
-        if cfg["vllm_server"] else {}
-    args = GRPOConfig(max_steps=cfg["grpo_steps_per_round"],
-                      per_device_train_batch_size=cfg["batch_size"] * cfg["num_generations"],
-                      num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
-                      beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["temperature"],
-                      log_completions=False, **vllm,
-                      **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
+    args = config(ctx, rnd)
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(prompts),
                           processing_class=tok, callbacks=[step_callback("grpo", rnd, rec.step_fields)],
                           rollout_func=ctx.rollout)

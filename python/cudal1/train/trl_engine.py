@@ -41,7 +41,7 @@ class Ctx:
         self.state = State(self.out)
         self.generate = sampling.generate
         # sampling is memory-light next to training: a larger batch is most of an eval's speed
-        self.gen_batch = cfg["gen_batch"] or cfg["batch_size"] * cfg["num_generations"]
+        self.gen_batch = cfg["gen_batch"] or cfg["rl_batch_size"] * cfg["num_generations"]
         self.pending = None  # the last eval's samples while the model has not changed since
         self.rollout = None  # a TRL rollout_func replacing GRPO's generation (tests script rollouts)
 
@@ -340,7 +340,7 @@ def grpo_round(ctx, model, tok, rnd):
     from ..client import ServiceError
     from . import grpo
     cfg = ctx.cfg
-    n_per_task = min(64, -(-cfg["grpo_steps_per_round"] * cfg["batch_size"] // len(cfg["tasks"])))
+    n_per_task = min(64, -(-cfg["grpo_steps_per_round"] * cfg["rl_batch_size"] // len(cfg["tasks"])))
     rows = sampling.fetch_prompts(ctx.client, cfg["tasks"], n_per_task, cfg["exemplars"], cfg["seed"] + rnd + 1)
     prompts = [{"prompt": fit_prompt(tok, r["messages"], cfg["max_prompt_len"]), "task": r["task"],
                 "prompt_id": r["prompt_id"]} for r in rows]

@@ -78,17 +78,17 @@ def overrides(cfg, model, vdir, n_gpus):
     steps = cfg["grpo_rounds"] * cfg["grpo_steps_per_round"]
     g = cfg["num_generations"]
     o = [f"data.train_files={vdir}/train.parquet", f"data.val_files={vdir}/val.parquet",
-         f"data.train_batch_size={cfg['batch_size']}", f"data.max_prompt_length={cfg['max_prompt_len']}",
+         f"data.train_batch_size={cfg['rl_batch_size']}", f"data.max_prompt_length={cfg['max_prompt_len']}",
          f"data.max_response_length={cfg['max_completion_len']}", "data.truncation=middle",
          "algorithm.adv_estimator=grpo", "algorithm.norm_adv_by_std_in_grpo=False",
          "algorithm.use_kl_in_reward=False",
          f"actor_rollout_ref.model.path={model}", f"actor_rollout_ref.actor.optim.lr={cfg['rl_lr']}",
-         f"actor_rollout_ref.actor.ppo_mini_batch_size={cfg['batch_size']}",
+         f"actor_rollout_ref.actor.ppo_mini_batch_size={cfg['rl_batch_size']}",
          f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={g}",
          "actor_rollout_ref.actor.use_kl_loss=False",
          "actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum-norm",
          "actor_rollout_ref.rollout.name=vllm", f"actor_rollout_ref.rollout.n={g}",
-         f"actor_rollout_ref.rollout.temperature={cfg['temperature']}",
+         f"actor_rollout_ref.rollout.temperature={cfg['rl_temperature']}",
          "actor_rollout_ref.rollout.tensor_model_parallel_size=1",
          "actor_rollout_ref.rollout.gpu_memory_utilization=0.4",
          f"actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu={g}",
@@ -132,7 +132,7 @@ def write_files(cfg, tok, model, own, urls):
     os.makedirs(vdir, exist_ok=True)
     client = Client(own, os.environ.get("CUDAL1_SERVE_TOKEN") or None, retries=3, backoff=0.5)
     tasks = cfg["tasks"]
-    n = min(64, -(-cfg["grpo_steps_per_round"] * cfg["batch_size"] // len(tasks)))
+    n = min(64, -(-cfg["grpo_steps_per_round"] * cfg["rl_batch_size"] // len(tasks)))
     train = fetch_prompts(client, tasks, n, cfg["exemplars"], cfg["seed"] + 1)
     val = fetch_prompts(client, tasks, 1, 0, cfg["seed"])
     write_rows(verl_rows(tok, train, cfg, "train"), os.path.join(vdir, "train.parquet"))
