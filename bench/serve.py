@@ -12,6 +12,11 @@ threads would call; the GIL serialises their client work) and from N processes r
 evaluations of one candidate posted at once, whose speedups show whether evaluations that overlap
 on one GPU (--overlap) disturb each other's timing (compare a run with --overlap 1).
 
+WARMUP_S (default 0): before the batch, one other completion is rewarded and the service left
+idle that many seconds, as a trainer's service is between two GRPO steps (its spare workers,
+whose kind the first evaluation names, are then started: --spare-workers of them per GPU); that
+evaluation is left out of the phase means.
+
 The completions are the starter candidates of six level-1 tasks (tests/gpu/candidates on CUDA,
 tests/legit/host on the host), each made distinct by a variant comment so every one compiles and
 runs for real."""
@@ -104,12 +109,13 @@ def spread(client, device, k):
             "verdicts": sorted({r.get("verdict") for r in got})}
 
 
-def phases(db):
-    """Mean seconds per phase over the evaluations in the store (the judge's phases_s)."""
+def phases(db, skip=0):
+    """Mean seconds per phase over the evaluations in the store (the judge's phases_s), the first
+    skip (the warm-up's) left out."""
     import sqlite3
     con = sqlite3.connect(db)
-    rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations")
-            if r[0]]
+    rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations ORDER BY id")
+            if r[0]][skip:]
     con.close()
     keys = ["compile", "start", "start_setup", "start_load", "cand_setup", "verify", "gpu_wait",
             "time", "total"]
@@ -147,9 +153,16 @@ def main():
         url = f"http://127.0.0.1:{m.group(1)}"
         client = cudal1.Client(url, retries=2, timeout=1800)
         items = completions(device, n)
+        warm_s = float(os.environ.get("WARMUP_S", "0"))
+        if warm_s > 0:
+            warm = dict(completions(device, 1)[0])
+            warm["completion"] = warm["completion"].replace("bench/serve variant", "bench/serve warm-up")
+            client.score([warm])
+            time.sleep(warm_s)
+        before = client.stats()
         first = post_all(client, items)
         stats = client.stats()
-        phase_means = phases(os.path.join(d, "bench.db"))
+        phase_means = phases(os.path.join(d, "bench.db"), skip=1 if warm_s > 0 else 0)
         again = post_all(client, items)
         again_procs = post_all_processes(url, items)
         k = int(os.environ.get("SPREAD", "8"))
@@ -158,10 +171,12 @@ def main():
         proc.terminate()
         proc.wait(timeout=120)
     # the share of the wall time each evaluation thread (one judge per GPU on CUDA) was busy
-    busy = (stats.get("evaluations", 0) * stats.get("mean_eval_s", 0)) / max(first["wall_s"], 1e-9)
+    def eval_time(st):
+        return st.get("evaluations", 0) * st.get("mean_eval_s", 0)
+    busy = (eval_time(stats) - eval_time(before)) / max(first["wall_s"], 1e-9)
     busy /= max(stats.get("workers", 1), 1)
     doc = {"tool": "bench/serve.py", "device": device, "shapes": shapes, "n": n,
-           "extra_args": sys.argv[5:],
+           "extra_args": sys.argv[5:], "warmup_s": warm_s,
            # the judge's diagnostic switch (src/eval/judge.c): 0 = verifications never let a
            # waiting timing go first between their checks
            "gpu_yield": os.environ.get("CUDAL1_GPU_YIELD", "1") != "0",
