@@ -32,6 +32,7 @@ typedef struct {
   const char *torch_device;     /* cpu | cuda: where the engine trains */
   long long seed;
   bool lora, resume;
+  bool static_cache;            /* generation with a KV cache allocated once at its full length */
   double lr;
   double selfsup_lr;            /* stage 2's learning rate; 0: lr's */
   double rl_lr;                 /* stage 3's learning rate; 0: lr's */

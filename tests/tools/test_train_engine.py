@@ -94,7 +94,7 @@ def tearDownModule():
 def config(out, **kw):
     cfg = {"version": 1, "run_id": RUN_ID, "stage": "all", "engine": "trl", "model": None, "out": out,
            "repo": ROOT, "tasks": TASKS, "sft_data": os.path.join(TMP, "sft.jsonl"), "device": "cpu",
-           "seed": 0, "lora": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "rl_temperature": 1.0, "rl_batch_size": 1, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
+           "seed": 0, "lora": False, "static_cache": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "rl_temperature": 1.0, "rl_batch_size": 1, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0, "sft_exemplars": 0,
            "vllm_server": None, "resume": False, "embedded": "tiny"}
@@ -364,6 +364,7 @@ class ScriptedRounds(unittest.TestCase):
         path = embedded.build(ROOT, os.path.join(cls.out, "model-init"), "tiny", 0)
         cls.cfg = config(cls.out, run_id=RUN_ID + 1, sft_max_steps=2)
         cls.model, cls.tok = trl_engine.load_model(path, cls.cfg)
+        cls.path = path
 
     def weights(self, model):
         return {k: v.detach().clone() for k, v in model.state_dict().items()}
@@ -501,6 +502,23 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(args.per_device_train_batch_size, 12)  # 3 prompts x 4 rollouts
         self.assertEqual(args.num_generations, 4)
         self.assertEqual(ctx.gen_batch, 12)  # the evals' generate() batch follows GRPO's
+
+    def test_static_cache_samples_what_the_grown_cache_samples(self):
+        # --static-cache: the KV cache allocated once at full length, the same samples (seeded)
+        from cudal1.train import grpo, sampling
+        # both from the checkpoint: the class's model has been trained by the tests before
+        plain, ptok = self.trl_engine.load_model(self.path, self.cfg)
+        model, tok = self.trl_engine.load_model(self.path, dict(self.cfg, static_cache=True))
+        self.assertEqual(model.generation_config.cache_implementation, "static")
+        prompts = [[{"role": "user", "content": "write a relu kernel"}],
+                   [{"role": "user", "content": "softmax, please"}]]
+        grown, n1 = sampling.generate(plain, ptok, prompts, 2, 16, 4, 7, temperature=0.9)
+        static, n2 = sampling.generate(model, tok, prompts, 2, 16, 4, 7, temperature=0.9)
+        self.assertEqual(grown, static)
+        self.assertEqual(n1, n2)
+        args = grpo.config(self.trl_engine.Ctx(dict(self.cfg, static_cache=True)), 0)
+        self.assertEqual(args.generation_kwargs, {"cache_implementation": "static"})
+        self.assertIsNone(grpo.config(self.trl_engine.Ctx(self.cfg), 0).generation_kwargs)
 
 
 class RewardHooks(unittest.TestCase):

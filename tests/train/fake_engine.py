@@ -23,7 +23,7 @@ import urllib.error
 import urllib.request
 
 KEYS = ["version", "run_id", "stage", "engine", "model", "embedded", "out", "repo", "tasks", "sft_data",
-        "device", "seed", "lora", "lr", "selfsup_lr", "rl_lr", "temperature", "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps", "selfsup_rounds",
+        "device", "seed", "lora", "static_cache", "lr", "selfsup_lr", "rl_lr", "temperature", "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps", "selfsup_rounds",
         "samples_per_task", "grpo_rounds", "grpo_steps_per_round", "num_generations",
         "exemplars", "max_prompt_len", "max_completion_len", "batch_size", "gen_batch", "sft_exemplars", "vllm_server",
         "resume"]

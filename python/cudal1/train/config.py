@@ -83,6 +83,7 @@ SCHEMA = {
     "device": _oneof("cpu", "cuda"),
     "seed": _num(0, whole=True),
     "lora": _typ(bool, "true or false"),
+    "static_cache": _typ(bool, "true or false"),
     "lr": _num(0),
     "selfsup_lr": _num(0),
     "rl_lr": _num(0),

@@ -68,6 +68,7 @@ def config(ctx, rnd):
                       num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
                       beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["rl_temperature"],
                       log_completions=False, **vllm,
+                      generation_kwargs={"cache_implementation": "static"} if cfg.get("static_cache") else None,
                       **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
 
 

@@ -89,6 +89,10 @@ def load_model(path, cfg):
         model = model.to("cuda")
     model.generation_config.eos_token_id = tok.eos_token_id
     model.generation_config.pad_token_id = tok.pad_token_id
+    if cfg.get("static_cache"):
+        # the KV cache at its full length once, not grown a token at a time; no torch.compile
+        model.generation_config.cache_implementation = "static"
+        model.generation_config.disable_compile = True
     check_positions(path, model, cfg)
     return model, tok
 
