@@ -32,6 +32,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import cudal1  # noqa: E402
+import python_path  # noqa: E402  (bench/: its `cudal1 eval` call and its output)
 CAND = os.path.join(ROOT, "tests", "python", "common", "relu_ok.py")
 
 PROBE = r"""
@@ -67,18 +68,7 @@ def probe(device):
 
 
 def evaluate(build, device, shapes):
-    cmd = [os.path.join(build, "cudal1"), "eval", "--task", "level1/19_ReLU", "--solution", CAND,
-           "--device", device, "--shapes", shapes, "--json"]
-    t0 = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    try:
-        j = json.loads(out.stdout)
-    except json.JSONDecodeError:
-        raise SystemExit(f"py_start: cudal1 eval gave no JSON (exit {out.returncode}): "
-                         f"{out.stderr[-800:]}")
-    if j.get("verdict") != "pass":
-        raise SystemExit(f"py_start: cudal1 eval: {j.get('verdict')}: {j.get('message')}")
+    wall, j = python_path.cudal1(build, CAND, device, shapes)
     ph = j.get("phases_s", {})
     return {"wall_s": wall, **{k: ph.get(k) for k in ("gate", "compile", "start", "start_setup",
                                                        "start_load", "cand_setup", "verify",
@@ -162,11 +152,7 @@ def main():
            "served": {"cold": serve_rows[0], "warm_runs": serve_rows[1:],
                       "warm_mean": means(serve_rows[1:], skip=("cand_setup_ms", "verdict",
                                                                 "cached", "request"))}}
-    text = json.dumps(doc, indent=1)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text + "\n")
+    python_path.emit(doc, a.out)
 
 
 if __name__ == "__main__":

@@ -53,8 +53,10 @@ def kernelbench(candidate, folder):
     return wall
 
 
-def cudal1(build, candidate, device, shapes, cache):
-    env = dict(os.environ, XDG_CACHE_HOME=cache)
+def cudal1(build, candidate, device, shapes, cache=None):
+    """`cudal1 eval --json` of candidate on level1/19_ReLU (cache: the build cache's parent, None:
+    the user's); (wall seconds, the result), or exit unless it passed."""
+    env = dict(os.environ, XDG_CACHE_HOME=cache) if cache else None
     cmd = [os.path.join(build, "cudal1"), "eval", "--task", "level1/19_ReLU", "--solution",
            candidate, "--device", device, "--shapes", shapes, "--json"]
     t0 = time.perf_counter()
@@ -67,6 +69,15 @@ def cudal1(build, candidate, device, shapes, cache):
     if j.get("verdict") != "pass":
         raise SystemExit(f"cudal1 eval: {j.get('verdict')}: {j.get('message')}")
     return wall, j
+
+
+def emit(doc, out):
+    """The result as JSON on stdout, and in out when given."""
+    text = json.dumps(doc, indent=1)
+    print(text)
+    if out:
+        with open(out, "w") as f:
+            f.write(text + "\n")
 
 
 def main():
@@ -98,11 +109,7 @@ def main():
         "worker_start_s": round(warm.get("phases_s", {}).get("start", 0), 3),
         "speedup": warm.get("speedup"),
     }
-    text = json.dumps(res, indent=1)
-    print(text)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text + "\n")
+    emit(res, a.out)
 
 
 if __name__ == "__main__":
