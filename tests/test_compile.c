@@ -16,6 +16,7 @@
 #include "eval/compile.h"
 #include "eval/gate.h"
 #include "eval/pybuild.h"
+#include "task/task.h"
 
 static char g_tmp[256], g_ops[300], g_cache[300];
 
@@ -397,8 +398,9 @@ static void test_warm_shapes_key_triton_modules_only(void **state) {
   }
   char a[65], b[65], c[65];
   cl1_compile_opts cuda = {.backend = CL1_BACKEND_CUDA}, w7 = cuda, w16 = cuda;
-  w7.warm = "{\"inputs\": [[\"f32\", [7, 1001]]]}";
-  w16.warm = "{\"inputs\": [[\"f32\", [16, 16384]]]}";
+  w7.task = w16.task = "level1/19_ReLU";
+  w7.shapes = CL1_SHAPES_TEST;    /* 7 x 1001 */
+  w16.shapes = CL1_SHAPES_SMALL;  /* 16 x 16384 */
   cl1_pybuild_key(triton, strlen(triton), &cuda, a);
   cl1_pybuild_key(triton, strlen(triton), &w7, b);
   cl1_pybuild_key(triton, strlen(triton), &w16, c);
@@ -410,7 +412,7 @@ static void test_warm_shapes_key_triton_modules_only(void **state) {
   cl1_compile_opts host = w7;
   host.backend = CL1_BACKEND_HOST;  /* the host backend never calls a module on a GPU */
   cl1_pybuild_key(triton, strlen(triton), &host, a);
-  host.warm = NULL;
+  host.task = NULL;
   cl1_pybuild_key(triton, strlen(triton), &host, b);
   assert_string_equal(a, b);
 }

@@ -26,10 +26,12 @@ typedef struct {
   const char *ops_dir;       /* folder with libcl1ops_{host,cuda}.so; NULL = next to the binary */
   const char *include_dir;   /* folder holding cudal1/solution.h; NULL = derived from ops_dir */
   bool no_cache;             /* compile even if cached (still stores) */
-  const char *warm;          /* a Triton module (CUDA): one more call the build step makes so its
-                                JIT compiles for the evaluation's shapes (JSON: the task's
-                                constructor arguments and inputs; judge_py.c), part of the cache
-                                key; NULL: only the module's get_inputs() */
+  /* The evaluation's task (id or folder) and shape set (CL1_SHAPES_*): a Triton module's build
+     (CUDA) also calls it as the worker will, with the task's inputs at those shapes, so its JIT
+     compiles for them (cl1_eval_py_warm), and its cache key holds them; task NULL: only the
+     module's get_inputs(). */
+  const char *task;
+  int shapes;
 } cl1_compile_opts;
 
 typedef struct {

@@ -119,10 +119,9 @@ size_t cl1_eval_mem_allowance(cl1_backend b, size_t data_bytes);
  * judged for reasons outside the candidate (err). */
 int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err);
 
-/* What a Python candidate's build step is given to warm Triton kernels at (cl1_compile_opts.warm)
- * for an evaluation of task (id or folder) at shapes on backend: malloc'd JSON, or NULL (not
- * CUDA, a KernelBench-format task, or the task not found: the judge then reports that). Callers
- * that compile ahead of the judge (serve, optimize) pass it so the judge finds their build. */
+/* What a Triton module's build step calls it with (pybuild.c, for cl1_compile_opts.task and
+ * .shapes): for an evaluation of task (id or folder) at shapes on backend, malloc'd JSON, or NULL
+ * (not CUDA, a KernelBench-format task, or the task not found: the judge then reports that). */
 char *cl1_eval_py_warm(const char *task, cl1_backend backend, int shapes);
 
 /* The result as JSON text (malloc'd), or as the cJSON tree for a caller that adds to it (it

@@ -353,16 +353,13 @@ static int compile_both(eval_run *x) {
   cl1_eval_result *r = x->r;
   snprintf(x->ref_src, sizeof x->ref_src, "%s", x->task->reference);
   const char *paths[2] = {x->o->solution, x->ref_src};
-  cl1_compile_opts co = {.backend = x->o->backend, .cache_dir = x->o->compile_cache};
-  char *warm = x->o->backend == CL1_BACKEND_CUDA && cl1_pybuild_is_python(x->o->solution)
-                   ? cl1_judge_py_warm(x->task, &x->inst) : NULL;
-  co.warm = warm;
+  cl1_compile_opts co = {.backend = x->o->backend, .cache_dir = x->o->compile_cache,
+                         .task = x->task->dir, .shapes = x->o->shapes};
   int crc[2];
   cl1_err cerr[2];
   memset(cerr, 0, sizeof cerr);
   double t0 = cl1_now();
   cl1_compile_many(2, paths, &co, 2, x->cres, crc, cerr);
-  free(warm);
   r->t_compile = cl1_now() - t0;
   r->compile_s = x->cres[0].seconds;
   r->compile_cached = x->cres[0].cached;

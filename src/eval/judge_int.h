@@ -83,7 +83,7 @@ int cl1_judge_threads(cl1_pass *p, cl1_eval_result *r, const char *when);
 /* judge_py.c: worker k's "py" SETUP field (malloc'd JSON), or NULL when that side is not Python;
  * and what a Python candidate's reply reports, into flags. */
 char *cl1_judge_py_spec(const cl1_pass *p, int k);
-/* A Triton module's warm-up call at the evaluation's shapes (compile.h: cl1_compile_opts.warm):
+/* A Triton module's warm-up call at the evaluation's shapes (compile.h: cl1_compile_opts.task):
  * the native task's twin, dims and attrs, and its inputs' dtypes and shapes; malloc'd JSON, NULL
  * for a KernelBench-format task (its module's get_inputs() is the problem's). */
 char *cl1_judge_py_warm(const cl1_task *t, const cl1_inst *inst);

@@ -1,6 +1,7 @@
 /* pybuild.c — Python solutions on the evaluator's path (pybuild.h): the python3 the workers embed
  * and the confined, cached build step. */
 #include "pybuild.h"
+#include "eval.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
@@ -157,12 +158,15 @@ bool cl1_pybuild_uses_triton(const char *src, size_t n) {
   return false;
 }
 
-/* Whether the build step makes o->warm's call (and the key holds it). */
-static bool warms(const char *src, size_t n, const cl1_compile_opts *o) {
-  return o->warm && o->backend == CL1_BACKEND_CUDA && cl1_pybuild_uses_triton(src, n);
+/* The call a Triton module's build makes at the evaluation's shapes (compile.h: task, shapes):
+ * malloc'd JSON (part of the key), or NULL: not Triton, not CUDA, no task. */
+static char *warm_spec(const char *src, size_t n, const cl1_compile_opts *o) {
+  if (!o->task || o->backend != CL1_BACKEND_CUDA || !cl1_pybuild_uses_triton(src, n)) return NULL;
+  return cl1_eval_py_warm(o->task, o->backend, o->shapes);
 }
 
-void cl1_pybuild_key(const char *src, size_t n, const cl1_compile_opts *o, char hash[65]) {
+static void key_of(const char *src, size_t n, const cl1_compile_opts *o, const char *warm,
+                   char hash[65]) {
   cl1_sha *h = cl1_sha_new();
   cl1_sha_add_str(h, PY_FORMAT);
   cl1_sha_add_str(h, cl1_backend_name(o->backend));
@@ -178,8 +182,14 @@ void cl1_pybuild_key(const char *src, size_t n, const cl1_compile_opts *o, char 
   hash_file(h, p);
   snprintf(p, sizeof p, "%s/version.py", g_torch_dir);
   hash_file(h, p);
-  if (warms(src, n, o)) cl1_sha_add_str(h, o->warm);
+  if (warm) cl1_sha_add_str(h, warm);
   cl1_sha_hex(h, hash);
+}
+
+void cl1_pybuild_key(const char *src, size_t n, const cl1_compile_opts *o, char hash[65]) {
+  char *warm = warm_spec(src, n, o);
+  key_of(src, n, o, warm, hash);
+  free(warm);
 }
 
 /* The last lines of the build's output: where Python says what went wrong. */
@@ -234,7 +244,7 @@ int cl1_pybuild_run(const cl1_pyrun *r, char *const *args, char *out, size_t cap
 }
 
 /* Runs the build confined in dir (python3 -m cudal1.pybuild dir/module.py dir/ext -). */
-static int run_build(const char *dir, const cl1_compile_opts *o, bool warm,
+static int run_build(const char *dir, const cl1_compile_opts *o, const char *warm,
                      cl1_compile_result *res, cl1_err *err) {
   char mod[PATH_MAX + 256], ext[PATH_MAX + 256], archv[64];
   int limit_s = o->timeout_s > BUILD_MIN_S ? o->timeout_s : BUILD_MIN_S;
@@ -250,7 +260,7 @@ static int run_build(const char *dir, const cl1_compile_opts *o, bool warm,
   snprintf(backendv, sizeof backendv, "CUDAL1_BUILD_BACKEND=%s", cl1_backend_name(o->backend));
   snprintf(tritonv, sizeof tritonv, "TRITON_CACHE_DIR=%s/triton", dir);
   char *warmv = NULL;
-  if (warm && asprintf(&warmv, "CUDAL1_WARM=%s", o->warm) < 0) return cl1_err_set(err, "out of memory");
+  if (warm && asprintf(&warmv, "CUDAL1_WARM=%s", warm) < 0) return cl1_err_set(err, "out of memory");
   const char *env[] = {archv, backendv, tritonv, warmv, NULL};
   cl1_pyrun r = {.dir = dir, .module = "cudal1.pybuild", .limit_s = limit_s,
                  .cpu_s = 2 * limit_s, .mem_mb = BUILD_MEM_MB, .env = env};
@@ -279,6 +289,31 @@ static int run_build(const char *dir, const cl1_compile_opts *o, bool warm,
   return rc;
 }
 
+/* Builds src in a fresh folder beneath root/py/tmp, then renames it to dir: a finished folder
+ * appears whole, or not at all; a concurrent twin wins. rc as cl1_pybuild_source. */
+static int build_into(const char *root, const char *dir, const char *src, size_t n,
+                      const cl1_compile_opts *o, const char *warm, cl1_compile_result *res,
+                      cl1_err *err) {
+  char tmpl[PATH_MAX + 64], tmod[PATH_MAX + 96], mod[PATH_MAX + 160];
+  snprintf(tmpl, sizeof tmpl, "%s/py/tmp", root);
+  if (cl1_file_mkdirs(tmpl, err)) return -1;
+  snprintf(tmpl, sizeof tmpl, "%s/py/tmp/build.XXXXXX", root);
+  if (!mkdtemp(tmpl)) return cl1_err_set(err, "%s: cannot create a build folder: %s", root,
+                                          strerror(errno));
+  snprintf(tmod, sizeof tmod, "%s/module.py", tmpl);
+  int rc = 0;
+  FILE *f = fopen(tmod, "wb");
+  if (!f || fwrite(src, 1, n, f) != n) rc = cl1_err_set(err, "%s: cannot write", tmod);
+  if (f && fclose(f) && !rc) rc = cl1_err_set(err, "%s: cannot write", tmod);
+  if (!rc) rc = run_build(tmpl, o, warm, res, err);
+  snprintf(mod, sizeof mod, "%s/module.py", dir);
+  struct stat st;
+  if (!rc && rename(tmpl, dir) && stat(mod, &st))
+    rc = cl1_err_set(err, "%s: cannot store the build: %s", dir, strerror(errno));
+  cl1_file_rm_tree(tmpl);
+  return rc;
+}
+
 int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
                        cl1_compile_result *res, cl1_err *err) {
   double t0 = cl1_now();
@@ -287,31 +322,15 @@ int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
     return -1;
   char root[PATH_MAX], dir[PATH_MAX + 128], mod[PATH_MAX + 160];
   if (cl1_cache_root(o->cache_dir, root, sizeof root, err)) return -1;
-  cl1_pybuild_key(src, n, o, res->hash);
+  char *warm = warm_spec(src, n, o);
+  key_of(src, n, o, warm, res->hash);
   snprintf(dir, sizeof dir, "%s/py/%s", root, res->hash);
   snprintf(mod, sizeof mod, "%s/module.py", dir);
   struct stat st;
   res->cached = !o->no_cache && stat(mod, &st) == 0;
   int rc = 0;
-  if (!res->cached) {
-    char tmpl[PATH_MAX + 64], tmod[PATH_MAX + 96];
-    snprintf(tmpl, sizeof tmpl, "%s/py/tmp", root);
-    if (cl1_file_mkdirs(tmpl, err)) return -1;
-    snprintf(tmpl, sizeof tmpl, "%s/py/tmp/build.XXXXXX", root);
-    if (!mkdtemp(tmpl)) return cl1_err_set(err, "%s: cannot create a build folder: %s", root,
-                                            strerror(errno));
-    snprintf(tmod, sizeof tmod, "%s/module.py", tmpl);
-    FILE *f = fopen(tmod, "wb");
-    if (!f || fwrite(src, 1, n, f) != n) rc = cl1_err_set(err, "%s: cannot write", tmod);
-    if (f && fclose(f) && !rc) rc = cl1_err_set(err, "%s: cannot write", tmod);
-    if (!rc) rc = run_build(tmpl, o, warms(src, n, o), res, err);
-    /* a finished folder appears whole (a rename), or not at all; a concurrent twin wins */
-    if (!rc) {
-      if (rename(tmpl, dir) && stat(mod, &st))
-        rc = cl1_err_set(err, "%s: cannot store the build: %s", dir, strerror(errno));
-    }
-    cl1_file_rm_tree(tmpl);
-  }
+  if (!res->cached) rc = build_into(root, dir, src, n, o, warm, res, err);
+  free(warm);
   if (!rc && (size_t)snprintf(res->py_module, sizeof res->py_module, "%s", mod) >= sizeof res->py_module)
     rc = cl1_err_set(err, "%s: path too long", mod);
   res->seconds = cl1_now() - t0;

@@ -33,7 +33,8 @@ int cl1_pybuild_source(const char *src, size_t n, const cl1_compile_opts *o,
 bool cl1_pybuild_uses_triton(const char *src, size_t n);
 
 /* The build's cache key (64 hex): format, backend, arch, the source, cudal1's Python runtime,
- * torch's version, and o->warm for a Triton module on CUDA. After cl1_pyenv_ensure. */
+ * torch's version, and for a Triton module on CUDA the warm-up call at o->task's o->shapes.
+ * After cl1_pyenv_ensure. */
 void cl1_pybuild_key(const char *src, size_t n, const cl1_compile_opts *o, char hash[65]);
 
 /* A Python module run confined (`cudal1-worker --confine-build`): `python3 -m module ARGS...` in

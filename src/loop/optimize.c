@@ -238,16 +238,13 @@ static void *compile_thread(void *arg) {
     cl1_opt_job *j = q_pop(&L->compile_q);
     L->compile_active++;
     pthread_mutex_unlock(&L->mu);
-    cl1_compile_opts co = {.backend = L->backend};
+    /* the task and shapes as the judge will give them: a Triton module's build warms at them */
+    cl1_compile_opts co = {.backend = L->backend, .task = L->o->tasks[j->task],
+                           .shapes = cl1_shapes_parse(L->o->shapes)};
     cl1_compile_result cr;
     cl1_err e = {{0}};
-    char *warm = cl1_pybuild_is_python(j->path)
-                     ? cl1_eval_py_warm(L->o->tasks[j->task], L->backend, cl1_shapes_parse(L->o->shapes))
-                     : NULL;
-    co.warm = warm;  /* as the judge will ask (a Triton module's build warms at these shapes) */
     double t0 = cl1_now();
     (void)cl1_compile_file(j->path, &co, &cr, &e);
-    free(warm);
     double dt = cl1_now() - t0;
     pthread_mutex_lock(&L->mu);
     L->st->compile_s += dt;

@@ -172,17 +172,13 @@ static void *compile_thread(void *arg) {
     it->state = CL1_ITEM_COMPILING;
     svc->compiling++;
     pthread_mutex_unlock(&svc->mu);
-    cl1_compile_opts co = {.backend = svc->o->eval.backend};
+    /* the task and shapes as the judge will give them: a Triton module's build warms at them */
+    cl1_compile_opts co = {.backend = svc->o->eval.backend, .task = it->task->dir,
+                           .shapes = svc->o->eval.shapes};
     cl1_compile_result cr;
     cl1_err e = {{0}};
-    /* a Python module's build step (its load_inline kernels; Triton's, warmed at the service's
-       shapes as the judge will ask) is cached the same way */
-    char *warm = cl1_pybuild_is_python(it->path)
-                     ? cl1_eval_py_warm(it->task->dir, svc->o->eval.backend, svc->o->eval.shapes)
-                     : NULL;
-    co.warm = warm;
+    /* a Python module's build step (its load_inline kernels) is cached the same way */
     (void)cl1_compile_file(it->path, &co, &cr, &e);
-    free(warm);
     pthread_mutex_lock(&svc->mu);
     svc->compiling--;
     if (it->cancel) {  /* its request's deadline passed meanwhile (expire) */
