@@ -456,7 +456,7 @@ class ScriptedRounds(unittest.TestCase):
         """A GRPO context whose rollouts are scripted: each group of 2 holds the legit solution,
         then a wrong one (the legit solution is ~200 tokens: the completion length lets it
         through whole)."""
-        ctx = self.trl_engine.Ctx(dict(self.cfg, tasks=TASKS[:1], max_completion_len=400, **cfg))
+        ctx = self.trl_engine.Ctx(dict(self.cfg, **dict(dict(tasks=TASKS[:1], max_completion_len=400), **cfg)))
         tok, limit = self.tok, ctx.cfg["max_completion_len"]
 
         def rollout(prompts, trainer):  # each group of 2: the legit solution, then a wrong one
@@ -491,6 +491,30 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(len(of(events, "step", "grpo", 0)), 2)
         self.assertGreater(ctx.cfg["lr"], 0)
         self.assertFalse(self.changed(before, model), "GRPO moved the weights at rl_lr 0")
+
+    def test_each_grpo_step_draws_every_task_once_when_the_batch_holds_them(self):
+        # by_task_in_turn + shuffle_dataset off: rl_batch_size 2 over 2 tasks, each step's rollouts
+        # come from both tasks (a shuffle drew 2 of 5 at random on the H100)
+        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 9, tasks=TASKS, rl_batch_size=2)
+        scripted, calls = ctx.rollout, []
+
+        def rollout(prompts, trainer):
+            calls.append(sorted({t for p in prompts for t in TASKS
+                                 if "`" + t.split("/")[1] in p[-1]["content"] or t in p[-1]["content"]}))
+            return scripted(prompts, trainer)
+
+        ctx.rollout = rollout
+        _, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
+        self.assertEqual(len(of(events, "step", "grpo", 0)), 2)
+        self.assertEqual(calls, [sorted(TASKS)] * 2)
+        from cudal1.train import grpo
+        self.assertFalse(grpo.config(ctx, 0).shuffle_dataset)
+
+    def test_by_task_in_turn_orders_rows_one_task_after_another(self):
+        from cudal1.train.grpo import by_task_in_turn
+        rows = [{"task": t, "i": i} for i, t in enumerate("aaabbc")] + [{"task": "z", "i": 6}]
+        got = [(r["task"], r["i"]) for r in by_task_in_turn(rows, ["c", "b", "a"])]
+        self.assertEqual(got, [("c", 5), ("b", 3), ("a", 0), ("z", 6), ("b", 4), ("a", 1), ("a", 2)])
 
     def test_grpo_samples_at_its_own_temperature_and_batch(self):
         # --rl-temperature and --rl-batch reach TRL's GRPOConfig; the evals keep --temperature
