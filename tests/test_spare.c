@@ -75,6 +75,31 @@ static void test_a_kind_is_filled_after_its_first_take_and_a_spare_serves(void *
   assert_int_equal(worker_children(pids, 16), 0);
 }
 
+static void test_a_kind_wanted_is_filled_before_any_take(void **st) {
+  (void)st;
+  char exe[4096];
+  cl1_spare_kind k = host_kind(exe, sizeof exe);
+  long used0, started0, failed0, used, started, failed;
+  cl1_spare_counts(&used0, &started0, &failed0);  /* the counts run over the whole process */
+  cl1_spare_set_max(0);
+  cl1_spare_want(&k);  /* spares off: nothing starts */
+  usleep(100000);
+  cl1_spare_counts(&used, &started, &failed);
+  assert_int_equal(started, started0);
+  cl1_spare_set_max(2);
+  cl1_spare_want(&k);
+  assert_true(wait_started(started0 + 2) >= started0 + 2);
+  cl1_wproc w;
+  assert_true(cl1_spare_take(&k, &w));  /* the first take finds one */
+  cl1_wproc_close(&w);
+  cl1_spare_counts(&used, &started, &failed);
+  assert_int_equal(used, used0 + 1);
+  assert_int_equal(failed, failed0);
+  cl1_spare_close();
+  pid_t pids[16];
+  assert_int_equal(worker_children(pids, 16), 0);
+}
+
 static void test_dead_spares_are_not_handed_out(void **st) {
   (void)st;
   char exe[4096];
@@ -146,6 +171,7 @@ int main(void) {
       cmocka_unit_test(test_a_kind_is_filled_after_its_first_take_and_a_spare_serves),
       cmocka_unit_test(test_dead_spares_are_not_handed_out),
       cmocka_unit_test(test_a_program_that_cannot_start_is_counted_not_looped),
-      cmocka_unit_test(test_no_spares_when_turned_off)};
+      cmocka_unit_test(test_no_spares_when_turned_off),
+      cmocka_unit_test(test_a_kind_wanted_is_filled_before_any_take)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

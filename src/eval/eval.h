@@ -114,6 +114,12 @@ void cl1_eval_opts_default(cl1_eval_opts *o);
 #define CL1_CUDA_MEM_ROOM ((size_t)8 << 30)
 size_t cl1_eval_mem_allowance(cl1_backend b, size_t data_bytes);
 
+/* Names to the spare workers (spare.h) the kind of worker an evaluation under o takes for a
+ * C-ABI solution and a C reference: the worker program, o->gpu's GPU, the backend, the op
+ * library. A long-lived judge calls it at its start, so its first batch finds spares ready
+ * rather than naming the kind with its first evaluation. No-op while spares are off. */
+void cl1_eval_spares_prime(const cl1_eval_opts *o);
+
 /* Runs the evaluation. Returns 0 when a verdict was reached (see r->verdict; infra_error is also
  * a verdict), 2 for a usage/input error (err: bad task, missing file), 3 when nothing could be
  * judged for reasons outside the candidate (err). */

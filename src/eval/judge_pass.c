@@ -118,6 +118,19 @@ static int spawn_worker(const cl1_pass *p, cl1_wproc *w, const char *exe, size_t
   return -1;
 }
 
+static const char *visible_gpu(const cl1_eval_opts *o) {
+  return o->gpu && o->gpu->visible[0] ? o->gpu->visible : NULL;
+}
+
+void cl1_eval_spares_prime(const cl1_eval_opts *o) {
+  char exe[4096], ops_lib[4200];
+  cl1_err err = {{0}};
+  if (cl1_worker_exe(exe, sizeof exe, &err)) return;  /* the first evaluation reports it */
+  op_library(o, ops_lib, sizeof ops_lib);
+  cl1_spare_want(&(cl1_spare_kind){.exe = exe, .gpu = visible_gpu(o),
+                                    .backend = cl1_backend_name(o->backend), .preload = ops_lib});
+}
+
 /* Where the candidate's SETUP went (the first pass's): the judge's wait for its reply and the
  * worker's own cumulative clock (worker.c, "setup_ms"), for bench/serve.py's phase means. */
 _Static_assert(sizeof ((cl1_eval_result *)0)->cand_setup_ms == CL1_SETUP_MARKS * sizeof(double),
@@ -139,7 +152,7 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
   /* one region each way for the reference: verification outputs, then (verification done) the
      outputs of the timed trial before a re-verified candidate trial. Every region is pinned
      memory, which costs ~0.45 ms per MB to set up. */
-  const char *gpu = p->o->gpu && p->o->gpu->visible[0] ? p->o->gpu->visible : NULL;
+  const char *gpu = visible_gpu(p->o);
   char ops_lib[4200];
   op_library(p->o, ops_lib, sizeof ops_lib);
   const cl1_eval_opts *o = p->o;

@@ -128,6 +128,21 @@ static bool alive(cl1_wproc *w) {
   return w->pid > 0 && w->last == CL1_W_OK && !w->awaiting;
 }
 
+/* The fillers started, once (caller holds g_mu). */
+static void start_fillers(void) {
+  while (g_n_fillers < FILLERS && !pthread_create(&g_fillers[g_n_fillers], NULL, filler, NULL))
+    g_n_fillers++;
+}
+
+void cl1_spare_want(const cl1_spare_kind *k) {
+  pthread_mutex_lock(&g_mu);
+  if (g_max > 0 && !g_stop && kind_of(k)) {
+    start_fillers();
+    pthread_cond_broadcast(&g_cv);
+  }
+  pthread_mutex_unlock(&g_mu);
+}
+
 bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w) {
   cl1_wproc dead[READY_CAP];
   int n_dead = 0;
@@ -135,8 +150,7 @@ bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w) {
   pthread_mutex_lock(&g_mu);
   kind *x = g_max > 0 && !g_stop ? kind_of(k) : NULL;
   if (x) {
-    while (g_n_fillers < FILLERS && !pthread_create(&g_fillers[g_n_fillers], NULL, filler, NULL))
-      g_n_fillers++;
+    start_fillers();
     while (x->n_ready > 0 && !got) {
       cl1_wproc c = x->ready[--x->n_ready];  /* the newest: the likeliest to be alive */
       if (alive(&c)) {

@@ -20,6 +20,9 @@ typedef struct {
 /* A ready spare of kind k moved into *w (its memfd not yet sized: cl1_wproc_size), when one is
  * waiting; either way the kind is kept topped up from now on. false: spawn one as usual. */
 bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w);
+/* Kind k is filled from now on, before any take: a judge that knows the kind its evaluations
+ * will ask for (cl1_eval_spares_prime) has spares ready for its first batch. */
+void cl1_spare_want(const cl1_spare_kind *k);
 /* Spares kept ready per kind (0, the default: none, and every waiting one let go). */
 void cl1_spare_set_max(int n);
 /* The filler stopped and every spare let go (a judge stopping). */

@@ -626,6 +626,12 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   int spares = o->spares >= 0 ? o->spares
                : o->eval.backend == CL1_BACKEND_CUDA ? o->overlap : o->workers;
   cl1_spare_set_max(spares);
+  if (!rc)  /* spares of the kind C-ABI evaluations take, ready before the first batch */
+    for (int i = 0; i < (o->eval.backend == CL1_BACKEND_CUDA ? svc.n_gpu : 1); i++) {
+      cl1_eval_opts eo = o->eval;
+      eo.gpu = o->eval.backend == CL1_BACKEND_CUDA ? &svc.gpu[i] : NULL;
+      cl1_eval_spares_prime(&eo);
+    }
   pthread_t th[256];
   eval_lane lanes[256];
   int n_th = rc ? 0 : start_threads(&svc, th, lanes, 256);
