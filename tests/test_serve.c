@@ -848,6 +848,42 @@ static void test_a_tasks_reference_worker_serves_its_next_evaluations(void **sta
   }
 }
 
+static double spare_workers(int port, const char *key) {
+  resp r;
+  http(port, "/v1/stats", NULL, NULL, &r);
+  assert_int_equal(r.status, 200);
+  cJSON *d = cJSON_Parse(r.body);
+  double v = num(cJSON_GetObjectItem(d, "spare_workers"), key);
+  cJSON_Delete(d);
+  free(r.body);
+  return v;
+}
+
+/* The service names the kind of worker C-ABI evaluations take when it starts: its spares are
+ * started before any request, and the first evaluation takes one (before, the first evaluation
+ * named the kind, so a batch posted to a fresh service found none ready). */
+static void test_spares_are_ready_before_the_first_request(void **state) {
+  (void)state;
+  static char texts[1][8192];
+  svc s;
+  const char *extra[] = {"--spare-workers", "2", NULL};
+  svc_fresh(&s, extra);
+  for (int i = 0; i < 3000 && spare_workers(s.port, "started") < 2; i++) usleep(10000);
+  assert_int_equal(spare_workers(s.port, "started"), 2);
+  assert_int_equal(spare_workers(s.port, "used"), 0);
+  char *a = distinct_batch(1, "spare0", texts);
+  resp r;
+  http(s.port, "/v1/score", a, NULL, &r);
+  cJSON *doc;
+  assert_string_equal(str(result(&r, &doc, 0), "verdict"), "pass");
+  cJSON_Delete(doc);
+  free(r.body);
+  assert_true(spare_workers(s.port, "used") >= 1);
+  assert_int_equal(svc_stop(&s), 0);
+  svc_rm(&s);
+  free(a);
+}
+
 /* Every host case of the hack corpus (tests/hacks/manifest.txt) through the service, two
  * evaluations at a time with reference workers kept between them: each gets the verdict the
  * manifest expects from `cudal1 eval`, and references were reused along the way. */
@@ -1119,6 +1155,7 @@ int main(void) {
       cmocka_unit_test(test_jobs_are_bounded_and_expire),
       cmocka_unit_test(test_sigterm_finishes_running_jobs_into_the_store),
       cmocka_unit_test(test_a_tasks_reference_worker_serves_its_next_evaluations),
+      cmocka_unit_test(test_spares_are_ready_before_the_first_request),
       cmocka_unit_test(test_the_hack_corpus_through_pooled_references_keeps_its_verdicts),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
