@@ -7,6 +7,8 @@
  * and prompts (python ModelNew blocks, .py candidates, exemplars of the same format only). */
 #include "eval_cases.h"
 #include "serve_client.h"
+#include "eval/reward.h"
+#include <math.h>
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -108,6 +110,61 @@ static void test_same_item_is_cached_unless_fresh(void **state) {
   cJSON_Delete(d1), cJSON_Delete(d2), cJSON_Delete(d3), cJSON_Delete(d4);
   free(r1.body), free(r2.body), free(r3.body), free(r4.body);
   free(body), free(as_reply), free(fresh);
+}
+
+/* One LayerNorm solution's answer: its reward and speedup (a pass, no flag that caps its pay). */
+static void layernorm_answer(const char *tag, double *reward, double *speedup, bool *cached) {
+  char code[16384];
+  snprintf(code, sizeof code, "%s\n/* %s */\n", file_text("tests/legit/host/40_LayerNorm.c"), tag);
+  const char *texts[] = {code};
+  char *body = items_body(1, "code", texts, false);
+  cJSON *doc = cJSON_Parse(body);  /* items_body names 19_ReLU: the same item for 40_LayerNorm */
+  cJSON *it = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "items"), 0);
+  cJSON_ReplaceItemInObject(it, "task", cJSON_CreateString("level1/40_LayerNorm"));
+  char *b2 = cJSON_PrintUnformatted(doc);
+  resp r;
+  http(g.port, "/v1/score", b2, NULL, &r);
+  cJSON *d;
+  const cJSON *a = result(&r, &d, 0);
+  assert_string_equal(str(a, "verdict"), "pass");
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(a, "flags")), 0);
+  *reward = num(a, "reward"), *speedup = num(a, "speedup");
+  *cached = cJSON_IsTrue(cJSON_GetObjectItem(a, "cached"));
+  cJSON_Delete(d), cJSON_Delete(doc);
+  free(r.body), free(body), free(b2);
+}
+
+/* The reward the task's running statistics pay for speedup now. */
+static double pay_now(double speedup) {
+  char path[sizeof g.db + 32];
+  snprintf(path, sizeof path, "%s.reward-stats.json", g.db);
+  cl1_reward_stats st;
+  double best;
+  cl1_err err = {{0}};
+  assert_int_equal(cl1_reward_file_get(path, "level1/40_LayerNorm", &st, &best, &err), 0);
+  cl1_reward_cfg cfg;
+  cl1_reward_cfg_default(&cfg);
+  bool valid;
+  return cl1_reward_normalize(&cfg, &st, "pass", speedup, &valid);
+}
+
+/* A pass is paid against the statistics as they are at its answer, evaluated or repeated: a
+ * solution repeated after another joined the statistics is paid what they pay now, not what it
+ * was paid first (a trainer's group ranks its passes by speed, not by when each was first seen). */
+static void test_a_repeated_pass_is_paid_against_the_statistics_of_now(void **state) {
+  (void)state;
+  double ra, sa, rb, sb, ra2, sa2;
+  bool cached;
+  layernorm_answer("repay A", &ra, &sa, &cached);
+  assert_false(cached);
+  assert_true(fabs(ra - pay_now(sa)) < 1e-9);  /* after it joined them */
+  layernorm_answer("repay B", &rb, &sb, &cached);
+  assert_false(cached);
+  layernorm_answer("repay A", &ra2, &sa2, &cached);
+  assert_true(cached);
+  assert_true(sa2 == sa);
+  assert_true(fabs(ra2 - pay_now(sa)) < 1e-9);
+  assert_true(fabs(rb - pay_now(sb)) < 1e-9);  /* B, evaluated last, the same statistics */
 }
 
 /* ---- malformed requests ---------------------------------------------------------------------- */
@@ -1132,6 +1189,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_correct_wrong_and_codeless_items_get_their_verdicts),
       cmocka_unit_test(test_same_item_is_cached_unless_fresh),
+      cmocka_unit_test(test_a_repeated_pass_is_paid_against_the_statistics_of_now),
       cmocka_unit_test(test_malformed_requests_are_400_naming_the_field),
       cmocka_unit_test(test_50mb_body_is_413_and_the_service_lives),
       cmocka_unit_test(test_10000_items_are_400_over_max_items),

@@ -45,9 +45,11 @@ static void test_recorded_answer_is_found_for_the_same_key(void **state) {
   assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE meta = '{\"step\":3}'"), 1);
   int64_t sol, ev;
   char *text;
+  double paid = -1;
   assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", "int x;", "test", PROTO, &sol, &ev,
-                                        &text, &err), 0);
+                                        &text, &paid, &err), 0);
   assert_non_null(text);
+  assert_true(paid == e.reward_speedup);  /* what the cached answer's reward is paid on */
   assert_string_equal(text, "{\"verdict\":\"pass\"}");
   assert_true(sol > 0 && ev > 0);
   free(text);
@@ -56,7 +58,7 @@ static void test_recorded_answer_is_found_for_the_same_key(void **state) {
                             {"int x;", "test", "{}"}};
   for (int i = 0; i < 3; i++) {
     assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", other[i][0], other[i][1],
-                                          other[i][2], &sol, &ev, &text, &err), 0);
+                                          other[i][2], &sol, &ev, &text, NULL, &err), 0);
     assert_null(text);
     assert_int_equal(ev, 0);
   }
@@ -75,21 +77,21 @@ static void test_cached_and_infra_rows_are_recorded_not_found(void **state) {
   int64_t sol, ev;
   char *text;
   assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", "int z;", "test", PROTO, &sol, &ev,
-                                        &text, &err), 0);
+                                        &text, NULL, &err), 0);
   assert_null(text);
   assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE reward IS NULL"), 1);
   cl1_store_eval e = pass_eval();
   cl1_store_score first = score_row("ok", "{\"n\":1}");
   assert_int_equal(cl1_store_score_record(f->s, &first, "int z;", &e, NULL, &err), 0);
   assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", "int z;", "test", PROTO, &sol, &ev,
-                                        &text, &err), 0);
+                                        &text, NULL, &err), 0);
   assert_string_equal(text, "{\"n\":1}");
   free(text);
   cl1_store_score again = score_row("ok", "{\"n\":2}");
   again.cached = true, again.solution_id = sol, again.evaluation_id = ev;
   assert_int_equal(cl1_store_score_record(f->s, &again, NULL, NULL, NULL, &err), 0);
   assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", "int z;", "test", PROTO, &sol, &ev,
-                                        &text, &err), 0);
+                                        &text, NULL, &err), 0);
   assert_string_equal(text, "{\"n\":1}");
   free(text);
   assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE cached = 1"), 1);
@@ -107,7 +109,7 @@ static void test_many_cached_rows_commit_together_or_not_at_all(void **state) {
   int64_t sol, ev;
   char *text;
   assert_int_equal(cl1_store_score_find(f->s, TH_TASK, "host", "int w;", "test", PROTO, &sol, &ev,
-                                        &text, &err), 0);
+                                        &text, NULL, &err), 0);
   free(text);
   cl1_store_score rows[3];
   const cl1_store_score *ptr[3];

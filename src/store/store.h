@@ -202,11 +202,13 @@ int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, 
 
 /* The answer the service first gave for this source of task/backend at shapes under protocol
  * (its evaluation's protocol text, compared exactly): the newest such evaluation with an 'ok'
- * row that was not itself cached. *result_json malloc'd with the ids set; NULL and zero ids when
- * there is none (not an error). */
+ * row that was not itself cached. *result_json malloc'd with the ids set, and *reward_speedup
+ * (when not NULL) the speedup that evaluation's reward pays; NULL, zero ids and 0 when there is
+ * none (not an error). */
 int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
                          const char *source, const char *shapes, const char *protocol,
-                         int64_t *sol_id, int64_t *eval_id, char **result_json, cl1_err *err);
+                         int64_t *sol_id, int64_t *eval_id, char **result_json,
+                         double *reward_speedup, cl1_err *err);
 
 /* ---- training runs (schema v5: `cudal1 train`) ---------------------------------------------- */
 

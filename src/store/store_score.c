@@ -78,10 +78,12 @@ int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, 
 
 int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
                          const char *source, const char *shapes, const char *protocol,
-                         int64_t *sol_id, int64_t *eval_id, char **result_json, cl1_err *err) {
+                         int64_t *sol_id, int64_t *eval_id, char **result_json,
+                         double *reward_speedup, cl1_err *err) {
   static const char op[] = "find an earlier score";
   *sol_id = *eval_id = 0;
   *result_json = NULL;
+  if (reward_speedup) *reward_speedup = 0;
   if (!task_id || !backend || !source || !shapes || !protocol)
     return cl1_store_bad(s, err, op, "task, backend, source, shapes and protocol are required");
   cl1_sha *h = cl1_sha_new();
@@ -93,7 +95,7 @@ int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
   cl1_store_lock(s);
   int rc = cl1_store_query(
       s, &st, op, err,
-      "SELECT so.id, e.id, sc.result FROM solutions so"
+      "SELECT so.id, e.id, sc.result, e.reward_speedup FROM solutions so"
       " JOIN evaluations e ON e.solution_id = so.id"
       " JOIN scores sc ON sc.evaluation_id = e.id AND sc.cached = 0 AND sc.status = 'ok'"
       " WHERE so.task_id = ?1 AND so.backend = ?2 AND so.hash = ?3 AND e.shapes = ?4"
@@ -105,6 +107,7 @@ int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
     if (r == 1) {
       *sol_id = sqlite3_column_int64(st, 0);
       *eval_id = sqlite3_column_int64(st, 1);
+      if (reward_speedup) *reward_speedup = sqlite3_column_double(st, 3);
       if (cl1_store_col_dup(st, 2, result_json)) rc = cl1_store_bad(s, err, op, "out of memory");
     }
     sqlite3_finalize(st);
