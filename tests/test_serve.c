@@ -860,15 +860,20 @@ static void test_sigterm_finishes_running_jobs_into_the_store(void **state) {
 
 /* ---- reference workers kept between evaluations --------------------------------------------- */
 
-static double ref_workers(int port, const char *key) {
+/* A count of /v1/stats's group ("reference_workers", "spare_workers"). */
+static double worker_stat(int port, const char *group, const char *key) {
   resp r;
   http(port, "/v1/stats", NULL, NULL, &r);
   assert_int_equal(r.status, 200);
   cJSON *d = cJSON_Parse(r.body);
-  double v = num(cJSON_GetObjectItem(d, "reference_workers"), key);
+  double v = num(cJSON_GetObjectItem(d, group), key);
   cJSON_Delete(d);
   free(r.body);
   return v;
+}
+
+static double ref_workers(int port, const char *key) {
+  return worker_stat(port, "reference_workers", key);
 }
 
 /* Four candidates of one task, one after another: one reference worker serves all four (each
@@ -906,14 +911,7 @@ static void test_a_tasks_reference_worker_serves_its_next_evaluations(void **sta
 }
 
 static double spare_workers(int port, const char *key) {
-  resp r;
-  http(port, "/v1/stats", NULL, NULL, &r);
-  assert_int_equal(r.status, 200);
-  cJSON *d = cJSON_Parse(r.body);
-  double v = num(cJSON_GetObjectItem(d, "spare_workers"), key);
-  cJSON_Delete(d);
-  free(r.body);
-  return v;
+  return worker_stat(port, "spare_workers", key);
 }
 
 /* The service names the kind of worker C-ABI evaluations take when it starts: its spares are
