@@ -17,6 +17,11 @@ idle that many seconds, as a trainer's service is between two GRPO steps (its sp
 whose kind the first evaluation names, are then started: --spare-workers of them per GPU); that
 evaluation is left out of the phase means.
 
+STEADY=1: before the measured batch, another batch of N distinct completions of the same tasks
+is rewarded (a trainer's previous step), so the measured one finds the tasks' reference workers
+pooled, as every GRPO step after the first does; its wall time is reported as "step0" and its
+evaluations are left out of the phase means.
+
 The completions are the starter candidates of six level-1 tasks (tests/gpu/candidates on CUDA,
 tests/legit/host on the host), each made distinct by a variant comment so every one compiles and
 runs for real."""
@@ -159,10 +164,18 @@ def main():
             warm["completion"] = warm["completion"].replace("bench/serve variant", "bench/serve warm-up")
             client.score([warm])
             time.sleep(warm_s)
+        step0 = None
+        steady = os.environ.get("STEADY", "0") == "1"
+        if steady:
+            prev = [dict(it, completion=it["completion"].replace("bench/serve variant",
+                                                                 "bench/serve step-0 variant"))
+                    for it in items]
+            step0 = post_all(client, prev)
         before = client.stats()
         first = post_all(client, items)
         stats = client.stats()
-        phase_means = phases(os.path.join(d, "bench.db"), skip=1 if warm_s > 0 else 0)
+        skip = (1 if warm_s > 0 else 0) + (n if steady else 0)
+        phase_means = phases(os.path.join(d, "bench.db"), skip=skip)
         again = post_all(client, items)
         again_procs = post_all_processes(url, items)
         k = int(os.environ.get("SPREAD", "8"))
@@ -176,7 +189,7 @@ def main():
     busy = (eval_time(stats) - eval_time(before)) / max(first["wall_s"], 1e-9)
     busy /= max(stats.get("workers", 1), 1)
     doc = {"tool": "bench/serve.py", "device": device, "shapes": shapes, "n": n,
-           "extra_args": sys.argv[5:], "warmup_s": warm_s,
+           "extra_args": sys.argv[5:], "warmup_s": warm_s, "steady": steady, "step0": step0,
            # the judge's diagnostic switch (src/eval/judge.c): 0 = verifications never let a
            # waiting timing go first between their checks
            "gpu_yield": os.environ.get("CUDAL1_GPU_YIELD", "1") != "0",

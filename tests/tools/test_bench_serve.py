@@ -1,0 +1,44 @@
+"""test_bench_serve.py — bench/serve.py's steady mode on the host backend (what a GPU session
+runs as `scripts/gpu-run serve` variant `steady`): a first batch of the same tasks before the
+measured one, reported as step0 and left out of the phase means, with the measured batch then
+finding its tasks' reference workers pooled. The figures are the GPU's to give; this checks
+the bookkeeping, not the speed."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("CL1_BUILD", "build")
+BUILD = BUILD if os.path.isabs(BUILD) else os.path.join(ROOT, BUILD)
+
+
+class SteadyMode(unittest.TestCase):
+    def test_a_first_batch_is_reported_apart_and_the_second_reuses_references(self):
+        n = 6  # one completion of each of the bench's six tasks
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "serve.json")
+            env = dict(os.environ, STEADY="1", SPREAD="0", BENCH_TAG="steadytest")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/serve.py"), BUILD, "host",
+                                out, str(n), "--workers", "2", "--min-trials", "5", "--max-trials", "5",
+                                "--time-budget", "0.01"],
+                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertTrue(doc["steady"])
+        self.assertEqual(doc["step0"]["verdicts"], {"pass": n})
+        self.assertEqual(doc["step0"]["cached"], 0)
+        self.assertEqual(doc["first"]["verdicts"], {"pass": n})
+        self.assertEqual(doc["first"]["cached"], 0)  # new completions, evaluated for real
+        self.assertEqual(doc["phases_mean_first"]["n"], n)  # step0's evaluations left out
+        refs = doc["service_stats_after_first"]["reference_workers"]
+        # one reference started per task, in step 0; the measured batch reused them
+        self.assertLessEqual(refs["started"], n)
+        self.assertGreaterEqual(refs["reused"], n)
+
+
+if __name__ == "__main__":
+    unittest.main()
