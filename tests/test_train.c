@@ -306,6 +306,8 @@ static void test_report_renders_the_training_view(void **state) {
   assert_non_null(strstr(md, "| sft * | 0 | 1 |"));
   assert_non_null(strstr(md, "| sft | 0 | 8 | 25.0% | 1.10x |")); /* its evaluation */
   assert_non_null(strstr(md, "GRPO steps:"));
+  assert_non_null(strstr(md, "| update s | GPU busy |"));
+  assert_non_null(strstr(md, "| 0.25 | 75.0% |"));  /* the fake's update time and busy share */
   snprintf(args, sizeof args, "%s/r.html", g_dir);
   char *html = file_text(args);
   assert_non_null(strstr(html, "<h2>Training</h2>"));
@@ -652,7 +654,7 @@ static void test_event_lines_parse_or_say_why_not(void **state) {
   const char *step = "CL1TRAIN {\"event\":\"step\",\"stage\":\"grpo\",\"round\":1,\"step\":3,"
                      "\"reward_mean\":0.25,\"reward_std\":0.5,\"success_rate\":0.5,"
                      "\"speedup_mean\":1.2,\"speedup_best\":2,\"loss\":0.01,\"t_generate\":1.5,"
-                     "\"t_reward\":0.5,\"t_update\":0.25,\"extra\":[1]}";
+                     "\"t_reward\":0.5,\"t_update\":0.25,\"gpu_busy\":0.834,\"extra\":[1]}";
   assert_true(cl1_train_is_event(step));
   assert_false(cl1_train_is_event("CL1TRAINING {}"));
   assert_int_equal(cl1_train_event_parse(step, &ev, &err), 0);
@@ -663,7 +665,8 @@ static void test_event_lines_parse_or_say_why_not(void **state) {
   char s[512];
   cl1_train_event_summary(&ev, s, sizeof s);
   assert_string_equal(s, "[grpo r1 s3] reward 0.250 +- 0.500, success 50.0%, speedup mean 1.20x "
-                         "best 2.00x, loss 0.01 (generate 1.5 s, reward 0.5 s, update 0.2 s)");
+                         "best 2.00x, loss 0.01 (generate 1.5 s, reward 0.5 s, update 0.2 s, "
+                         "GPU busy 83%)");
   char *text = cl1_train_event_text(&ev);
   assert_non_null(strstr(text, "\"extra\":[1]")); /* extra keys are kept */
   free(text);

@@ -82,6 +82,8 @@ def main():
                        for key in ("t_generate", "t_reward", "t_update", "t_step")},
             "reward_share_of_step": round(sum(s.get("t_reward") or 0 for s in steps) / t_step, 3)
             if t_step else None,
+            # the mean of the steps' own figures (gpubusy.py; None where no step measured it)
+            "gpu_busy_mean": mean(s.get("gpu_busy") for s in steps),
         },
         "rollouts_in_store": {"n": rollouts[0], "passed": rollouts[1] or 0},
         "grpo_by_task": by_task(con, run_id, order[:k], order[-k:]),

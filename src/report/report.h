@@ -86,6 +86,7 @@ typedef struct {
   int n_samples;        /* -1: absent */
   double loss, reward_mean, reward_std, success, speedup_mean, speedup_best;
   double t_generate, t_reward, t_update, t_step;
+  double gpu_busy;  /* GRPO: the GPU's busy share over the step (NaN: not measured) */
 } cl1_report_train_point;
 
 /* One round of one stage: its round event's numbers, or (from_steps) the mean of its steps'

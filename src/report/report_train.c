@@ -40,6 +40,7 @@ static void point_of(sqlite3_stmt *st, const cJSON *o, cl1_report_train_point *p
   p->t_reward = jnum(o, "t_reward");
   p->t_update = jnum(o, "t_update");
   p->t_step = jnum(o, "t_step");
+  p->gpu_busy = jnum(o, "gpu_busy");
 }
 
 static int push(void **arr, int *n, size_t size, const void *item) {

@@ -115,12 +115,12 @@ static void evals_table(table *t, const cl1_report_train_run *u) {
 static void steps_table(table *t, const cl1_report_train_run *u) {
   static const char *const cols[] = {"round", "step", "reward mean", "reward std", "success",
                                      "mean speedup", "best speedup", "loss", "generate s",
-                                     "reward s", "update s"};
-  t_head(t, cols, 11);
+                                     "reward s", "update s", "GPU busy"};
+  t_head(t, cols, 12);
   for (int i = 0; i < u->n_steps; i++) {
     const cl1_report_train_point *p = &u->steps[i];
     if (strcmp(p->stage, "grpo")) continue;
-    char c[11][32];
+    char c[12][32];
     fmt_int(p->round, c[0]);
     fmt_int(p->step, c[1]);
     cl1_rep_fmt_num(p->reward_mean, c[2]);
@@ -133,7 +133,8 @@ static void steps_table(table *t, const cl1_report_train_run *u) {
     fmt_s(p->t_generate, c[8]);
     fmt_s(p->t_reward, c[9]);
     fmt_s(p->t_update, c[10]);
-    t_row(t, c, 11);
+    cl1_rep_fmt_pct(p->gpu_busy, c[11]);
+    t_row(t, c, 12);
   }
   t_end(t);
 }
@@ -405,6 +406,7 @@ static cJSON *point_json(const cl1_report_train_point *p, bool step) {
   jnum(o, "t_reward", p->t_reward);
   jnum(o, "t_update", p->t_update);
   jnum(o, "t_step", p->t_step);
+  jnum(o, "gpu_busy", p->gpu_busy);
   return o;
 }
 

@@ -122,6 +122,7 @@ static void fields(sbuf *b, const cJSON *o) {
   const char *open = " (";
   for (int i = 0; i < 3; i++)
     if (num(o, tk[i], &v)) put(b, "%s%s %.1f s", open, tn[i], v), open = ", ";
+  if (num(o, "gpu_busy", &v)) put(b, "%sGPU busy %.0f%%", open, 100 * v), open = ", ";
   if (strcmp(open, " (")) put(b, ")");
 }
 

@@ -39,7 +39,8 @@ def store(path):
     for (rnd, step), rows in plan.items():
         rewards = [r for _, r, _ in rows if r is not None]
         ev("step", "grpo", rnd, step, reward_mean=sum(rewards) / len(rewards), speedup_mean=1.0,
-           success_rate=0.5, t_generate=3.0, t_reward=0.5, t_update=0.5, t_step=4.0)
+           success_rate=0.5, t_generate=3.0, t_reward=0.5, t_update=0.5, t_step=4.0,
+           gpu_busy=0.5 if step == 1 else (0.8 if step == 2 else None))
         for task, reward, verdict in rows:
             con.execute("INSERT INTO scores(task_id, reward, verdict, meta) VALUES (?, ?, ?, ?)",
                         (task, reward, verdict,
@@ -62,6 +63,7 @@ class TrainDemoTool(unittest.TestCase):
         self.assertEqual((g["first_steps"]["n"], g["last_steps"]["n"]), (2, 2))
         self.assertAlmostEqual(g["first_steps"]["reward_mean"], (-0.5 + 0.5) / 2)
         self.assertAlmostEqual(g["reward_share_of_step"], 0.125)
+        self.assertAlmostEqual(g["gpu_busy_mean"], 0.65)  # steps without a figure left out
         self.assertEqual(doc["success_after"][0]["success_rate"], 0.5)
         by = doc["grpo_by_task"]
         self.assertEqual(by["A"]["first"], {"n": 2, "passed": 1, "reward_mean": -1.0, "success_rate": 0.5})

@@ -150,7 +150,8 @@ def run_stage(cfg, stage, start_round, done, first):
                   reward_mean=res["reward"] + 0.1 * g, reward_std=0.5,
                   success_rate=1.0 if res["verdict"] == "pass" else 0.0,
                   speedup_mean=1.0 + 0.1 * g, speedup_best=1.5 + 0.1 * g, tokens=64,
-                  t_generate=0.5, t_reward=0.25, t_update=0.25, t_step=1.0)
+                  t_generate=0.5, t_reward=0.25, t_update=0.25, t_step=1.0,
+                  gpu_busy=0.75 if stage == "grpo" else None)
             if first[0] and os.environ.get("FAKE_ENGINE_AFTER") != "checkpoint":
                 first[0] = False
                 after_first_step()

@@ -3,21 +3,26 @@ service through cudal1.trl.make_reward, with each step's parts measured.
 
 A step is generate (the trainer's _generate, timed by a wrapper), reward (the service's batch,
 timed inside the reward function) and update (the rest of the step: log-probs, loss, backward,
-optimizer). Each rollout is scored with meta {run, stage "grpo", round, step, prompt_id}, so the
-store holds it with its reward; the step event carries the pass rate and the passes' speedups.
+optimizer); on CUDA, the GPU's busy share over the step (gpubusy.py). Each rollout is scored
+with meta {run, stage "grpo", round, step, prompt_id}, so the store holds it with its reward;
+the step event carries the pass rate and the passes' speedups.
 The reward function raises when the service is gone, which ends train() (the caller stops with
 exit 3) rather than training on no signal."""
+import os
 import time
 import warnings
+
+from .gpubusy import GpuBusy
 
 
 class StepRecorder:
     """Per-step generation and reward times, and the reward results, for the step events."""
 
-    def __init__(self):
+    def __init__(self, busy=None):
         self.t_generate = self.t_reward = 0.0
         self.results = []      # this step's
         self.all_results = []  # the round's
+        self.busy = busy       # a gpubusy.GpuBusy on CUDA, else None
 
     def on_results(self, items, results, seconds):
         self.t_reward += seconds
@@ -41,13 +46,15 @@ class StepRecorder:
         passed = [r for r in self.results if r.get("verdict") == "pass"]
         speedups = [float(r["speedup"]) for r in passed if r.get("speedup")]
         t_update = max(0.0, t_step - self.t_generate - self.t_reward)
+        now = time.monotonic()  # the step ended just now (on_log follows on_step_end)
+        gpu_busy = self.busy.share(now - t_step, now) if self.busy else None
         out = dict(reward_mean=logs.get("reward"), reward_std=logs.get("reward_std"),
                    success_rate=(len(passed) / len(self.results)) if self.results else None,
                    n_samples=len(self.results),
                    speedup_mean=(sum(speedups) / len(speedups)) if speedups else None,
                    speedup_best=max(speedups) if speedups else None,
                    t_generate=round(self.t_generate, 4), t_reward=round(self.t_reward, 4),
-                   t_update=round(t_update, 4),
+                   t_update=round(t_update, 4), gpu_busy=gpu_busy,
                    completion_len=logs.get("completions/mean_length"))
         self.t_generate = self.t_reward = 0.0
         self.results = []
@@ -69,6 +76,13 @@ def by_task_in_turn(rows, tasks):
                 out.append(q.pop(0))
     assert len(out) == len(rows)
     return out
+
+
+def gpu_index():
+    """nvidia-smi's index of the GPU the trainer runs on: the first of CUDA_VISIBLE_DEVICES when
+    it names one by number (a UUID works as --id too), else 0."""
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0].strip()
+    return first or "0"
 
 
 def config(ctx, rnd):
@@ -99,7 +113,7 @@ def train(ctx, model, tok, prompts, rnd):
     from ..trl import make_reward
     from .trl_engine import merged, quiet, step_callback
     cfg = ctx.cfg
-    rec = StepRecorder()
+    rec = StepRecorder(GpuBusy(gpu_index()) if cfg["device"] == "cuda" else None)
     # TRL 1.16 asks transformers the deprecated way at each GRPO trainer: not the user's concern
     warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
 
@@ -117,5 +131,9 @@ def train(ctx, model, tok, prompts, rnd):
                           rollout_func=ctx.rollout)
     quiet(trainer)
     rec.wrap_generate(trainer)
-    trainer.train()
+    try:
+        trainer.train()
+    finally:
+        if rec.busy:
+            rec.busy.stop()
     return merged(trainer.model), rec.all_results
