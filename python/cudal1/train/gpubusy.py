@@ -7,7 +7,8 @@ figure torch.cuda.utilization gives through the nvidia-ml-py package, which the 
 environment need not have; nvidia-smi comes with the driver). A reader thread keeps each sample
 with the monotonic time it arrived; share(t0, t1) is the mean over the samples in [t0, t1], as a
 fraction. The GPU is the one the trainer and its reward service share, so evaluations count as
-busy too. No nvidia-smi, or a sampler that dies: share() is None (no figure, never a guess)."""
+busy too. No nvidia-smi, or a sampler that dies: share() is None, and the step event leaves the
+figure out (no figure, never a guess)."""
 import shutil
 import subprocess
 import threading
