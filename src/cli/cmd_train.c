@@ -212,10 +212,12 @@ static int parse_args(int argc, char **argv, train_args *t) {
       o->serve_args[o->n_serve_args++] = argv[i];
       continue;
     }
-    if (!strcmp(a, "--lora") || !strcmp(a, "--resume") || !strcmp(a, "--static-cache")) {
-      *(!strcmp(a, "--lora") ? &o->lora : !strcmp(a, "--resume") ? &o->resume : &o->static_cache) = true;
-      continue;
-    }
+    const struct { const char *name; bool *on; } flags[] = {
+        {"--lora", &o->lora}, {"--resume", &o->resume}, {"--static-cache", &o->static_cache}};
+    bool flag = false;
+    for (size_t k = 0; k < sizeof flags / sizeof *flags && !flag; k++)
+      if (!strcmp(a, flags[k].name)) *flags[k].on = flag = true;
+    if (flag) continue;
     static const char *const takes_value[] = {"--tasks", "--out", "--model", "--db", "--python",
         "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",

@@ -608,6 +608,24 @@ static int start_threads(cl1_serve *svc, pthread_t *th, eval_lane *lanes, int ma
   return n;
 }
 
+/* The worker processes kept beside the lanes: idle reference workers, a few per evaluation lane
+ * (each holds a process and, on CUDA, a context), so a batch over many tasks keeps most of its
+ * references; and spares started ahead, as many per GPU as its evaluations in flight, each of
+ * which takes one (a candidate; a reference too when none is pooled), of the kind C-ABI
+ * evaluations take on each GPU, so they are ready before the first batch. */
+static void workers_ahead(cl1_serve *svc) {
+  const cl1_serve_opts *o = svc->o;
+  bool cuda = o->eval.backend == CL1_BACKEND_CUDA;
+  int n_lanes = cuda ? svc->n_gpu * o->overlap : o->workers;
+  cl1_refpool_set_max(o->eval.reuse_ref ? 8 * (n_lanes > 0 ? n_lanes : 1) : 0);
+  cl1_spare_set_max(o->spares >= 0 ? o->spares : cuda ? o->overlap : o->workers);
+  for (int i = 0; i < (cuda ? svc->n_gpu : 1); i++) {
+    cl1_eval_opts eo = o->eval;
+    eo.gpu = cuda ? &svc->gpu[i] : NULL;
+    cl1_eval_spares_prime(&eo);
+  }
+}
+
 int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   cl1_serve svc = {.o = o, .started = cl1_now()};
   pthread_mutex_init(&svc.mu, NULL);
@@ -617,21 +635,7 @@ int cl1_serve_run(const cl1_serve_opts *o, FILE *announce, cl1_err *err) {
   pthread_mutex_init(&svc.jobs_mu, NULL);
   pthread_cond_init(&svc.commit_cv, NULL);
   int rc = signals_install(err) ? 3 : open_state(&svc, err);
-  /* idle reference workers: a few per evaluation lane (each holds a process and, on CUDA, a
-     context), so a batch over many tasks keeps most of its references */
-  int n_lanes = o->eval.backend == CL1_BACKEND_CUDA ? svc.n_gpu * o->overlap : o->workers;
-  cl1_refpool_set_max(o->eval.reuse_ref ? 8 * (n_lanes > 0 ? n_lanes : 1) : 0);
-  /* workers started ahead: as many per GPU as its evaluations in flight, each of which takes one
-     (a candidate; a reference too when none is pooled) */
-  int spares = o->spares >= 0 ? o->spares
-               : o->eval.backend == CL1_BACKEND_CUDA ? o->overlap : o->workers;
-  cl1_spare_set_max(spares);
-  if (!rc)  /* spares of the kind C-ABI evaluations take, ready before the first batch */
-    for (int i = 0; i < (o->eval.backend == CL1_BACKEND_CUDA ? svc.n_gpu : 1); i++) {
-      cl1_eval_opts eo = o->eval;
-      eo.gpu = o->eval.backend == CL1_BACKEND_CUDA ? &svc.gpu[i] : NULL;
-      cl1_eval_spares_prime(&eo);
-    }
+  if (!rc) workers_ahead(&svc);
   pthread_t th[256];
   eval_lane lanes[256];
   int n_th = rc ? 0 : start_threads(&svc, th, lanes, 256);

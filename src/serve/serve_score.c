@@ -308,24 +308,20 @@ static bool take_code(cl1_serve *svc, cl1_serve_item *it) {
  * ranked by speed. Before, a stored answer kept the reward of its first evaluation: in GRPO
  * steps whose rollouts mostly repeat earlier solutions, rewards ranked them by when they were
  * first seen (on the H100, a 1.43x LeakyReLU was paid 0.52 against 0.91 for a 0.91x one seen
- * earlier). false when the statistics cannot be read. */
-static bool repay(cl1_serve *svc, const cl1_serve_item *it, cJSON *r, double paid) {
+ * earlier). -1 with err when the statistics cannot be read (r as it was). */
+static int repay(cl1_serve *svc, const cl1_serve_item *it, cJSON *r, double paid, cl1_err *err) {
   const cJSON *vd = cJSON_GetObjectItemCaseSensitive(r, "verdict");
-  if (!cJSON_IsString(vd) || strcmp(vd->valuestring, "pass")) return true;
+  if (!cJSON_IsString(vd) || strcmp(vd->valuestring, "pass")) return 0;
   cl1_reward_stats st;
   double best;
-  cl1_err err = {{0}};
-  if (cl1_reward_file_get(svc->stats_path, it->task->id, &st, &best, &err)) {
-    fprintf(stderr, "cudal1 serve: %s (evaluating the item again)\n", err.msg);
-    return false;
-  }
+  if (cl1_reward_file_get(svc->stats_path, it->task->id, &st, &best, err)) return -1;
   bool valid;
   double reward = cl1_reward_normalize(&svc->o->eval.reward, &st, "pass", paid, &valid);
   assert(valid && isfinite(reward));
   cJSON_ReplaceItemInObjectCaseSensitive(r, "reward", cJSON_CreateNumber(reward));
   cJSON_ReplaceItemInObjectCaseSensitive(r, "score01",
                                          cJSON_CreateNumber(score01(svc->o, "pass", reward)));
-  return true;
+  return 0;
 }
 
 bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it) {
@@ -342,7 +338,12 @@ bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it) {
   }
   cJSON *r = text ? cJSON_Parse(text) : NULL;
   free(text);
-  if (!cJSON_IsObject(r) || !repay(svc, it, r, paid)) {  /* evaluated again */
+  if (!cJSON_IsObject(r)) {
+    cJSON_Delete(r);
+    return false;
+  }
+  if (repay(svc, it, r, paid, &err)) {
+    fprintf(stderr, "cudal1 serve: %s (evaluating the item again)\n", err.msg);
     cJSON_Delete(r);
     return false;
   }
@@ -421,7 +422,9 @@ static void judged(cl1_serve *svc, cl1_serve_item *it, const cl1_eval_opts *eo,
   char *fl = flags_json(r, &flags), fb[1100];
   feedback(r, fb, sizeof fb);
   it->result = answer(svc->o, "ok", r->verdict, r->reward_norm, pass ? r->speedup : 0, flags, fb);
-  if (pass) repay(svc, it, it->result, r->reward_speedup);  /* else the judge's, said on stderr */
+  cl1_err rerr = {{0}};
+  if (repay(svc, it, it->result, r->reward_speedup, &rerr))
+    fprintf(stderr, "cudal1 serve: %s (the judge's reward stands)\n", rerr.msg);
   char *doc = cl1_eval_json(eo, r);
   cl1_store_eval e = {
       .task_id = it->task->id, .device = r->device[0] ? r->device : svc->device,
