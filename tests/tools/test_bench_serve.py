@@ -35,8 +35,9 @@ class SteadyMode(unittest.TestCase):
         self.assertEqual(doc["first"]["cached"], 0)  # new completions, evaluated for real
         self.assertEqual(doc["phases_mean_first"]["n"], n)  # step0's evaluations left out
         refs = doc["service_stats_after_first"]["reference_workers"]
-        # one reference started per task, in step 0; the measured batch reused them
-        self.assertLessEqual(refs["started"], n)
+        # the measured batch found each task's reference from step 0 pooled (how many were
+        # started is the machine's: a timing that looks suspicious on a loaded machine is
+        # measured again with a fresh reference, which counts as started)
         self.assertGreaterEqual(refs["reused"], n)
 
 
