@@ -11,7 +11,9 @@ results.jsonl as done (the committed bench/results/<gpu>/cuda-l1-audit-rows.json
 longer than one device call or one session continues on a fresh machine. --time-limit starts no
 batch that the batches so far say would end past it. --import-only imports the problems as task
 folders under WORK/tasks and stops: they need no GPU (the importer runs each problem on the CPU),
-so a build machine can do it and the folder be carried (the H100 spent 6 of its minutes on it).
+so a build machine can do it and the folder be carried (the H100 spent 6 of its minutes on it;
+a call that did not carry it once spent its whole --time-limit there: the run then says so and
+exits 1).
 
 usage: bench/cuda_l1_audit.py BUILD [--file F] [--work DIR] [--out OUT.json] [--device cuda|host]
          [--levels 1,2,3] [--limit N] [--jobs N] [--batch N] [--time-limit S] [--seed ROWS.jsonl]
@@ -126,6 +128,10 @@ def audit(a):
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
         imported = list(ex.map(lambda r: import_task(a.build, a.work, r), todo))
+    t_import = time.monotonic() - t0
+    if todo:
+        print(f"cuda_l1_audit: {len(todo)} problems ready in {t_import:.0f} s ({len(done)} rows "
+              f"done before)", file=sys.stderr)
     if a.import_only:
         refused = [(row_id(r), why) for r, (_, why) in zip(todo, imported) if why]
         for rid, why in refused:
@@ -150,6 +156,7 @@ def audit(a):
             record(r, verdict="task_refused", message=refused)
         else:
             ready.append((r, d))
+    stopped_before_any = False
     if ready:
         proc, url = start_service(a.build, a.work, a.device, a.jobs)
         try:
@@ -160,6 +167,7 @@ def audit(a):
                 if a.time_limit and time.monotonic() - t0 + mean_batch > a.time_limit:
                     print(f"cuda_l1_audit: time limit: {len(ready) - k} rows left for a rerun",
                           file=sys.stderr)
+                    stopped_before_any = k == 0
                     break
                 tb = time.monotonic()
                 chunk = ready[k:k + a.batch]
@@ -172,11 +180,20 @@ def audit(a):
                            feedback=(res.get("feedback") or "")[:300], extension_calls=calls,
                            device=dev, driver=drv)
                 t_batches, n_batches = t_batches + time.monotonic() - tb, n_batches + 1
+                print(f"cuda_l1_audit: {k + len(chunk)} of {len(ready)} rows in "
+                      f"{time.monotonic() - t0:.0f} s", file=sys.stderr)
         finally:
             proc.terminate()
             proc.wait(timeout=120)
     out.close()
-    return summarize(a, rows, done)
+    if stopped_before_any:
+        # An H100 call once spent its whole limit importing 210 problems and audited nothing
+        # without saying why: the import is CPU work for the build machine.
+        print(f"cuda_l1_audit: no row audited: preparing the problems took {t_import:.0f} s of the "
+              f"{a.time_limit:.0f} s limit; import them beforehand (--import-only: no GPU needed) "
+              f"and carry {os.path.join(a.work, 'tasks')}", file=sys.stderr)
+        return summarize(a, rows, done), 1
+    return summarize(a, rows, done), 0
 
 
 def stats(xs):
@@ -254,7 +271,7 @@ def main():
         return
     if not a.build:
         ap.error("BUILD is required")
-    doc = audit(a)
+    doc, rc = audit(a) or (None, 0)
     if doc is None:  # --import-only
         return
     text = json.dumps(doc, indent=1)
@@ -262,6 +279,7 @@ def main():
         with open(a.out, "w") as f:
             f.write(text + "\n")
     print(table(doc))
+    sys.exit(rc)
 
 
 if __name__ == "__main__":

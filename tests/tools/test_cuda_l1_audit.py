@@ -71,6 +71,26 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(again["verdicts"], {"pass": 1, "compile_error": 1})
             self.assertEqual(again["verified_passes_only"], doc["verified_passes_only"])
 
+    def test_a_limit_spent_before_any_row_says_why_and_fails(self):
+        # An H100 call spent its whole limit importing 210 problems, audited nothing and
+        # exited 0 with an empty table: now it names the import and fails.
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "rows.jsonl")
+            with open(f, "w") as fh:
+                fh.write(json.dumps({"level_id": 1, "task_id": 1, "ref_code": PROBLEM,
+                                     "custom_code": GOOD, "score_default": 3.0}) + "\n")
+            work, out = os.path.join(d, "work"), os.path.join(d, "audit.json")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cuda_l1_audit.py"), BUILD,
+                                "--file", f, "--work", work, "--device", "host", "--jobs", "1",
+                                "--out", out, "--time-limit", "0.001"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 1, p.stdout[-2000:] + p.stderr[-2000:])
+            self.assertIn("no row audited: preparing the problems took", p.stderr)
+            self.assertIn("--import-only", p.stderr)
+            self.assertEqual(json.load(open(out))["evaluated"], 0)
+            self.assertFalse(os.path.exists(os.path.join(work, "results.jsonl")) and
+                             open(os.path.join(work, "results.jsonl")).read().strip())
+
 
 if __name__ == "__main__":
     unittest.main()
