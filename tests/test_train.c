@@ -143,7 +143,7 @@ static int group_setup(void **state) {
   snprintf(g_out1, sizeof g_out1, "%s/grpo", d);
   snprintf(g_out2, sizeof g_out2, "%s/all", d);
   char args[2048];
-  snprintf(args, sizeof args, "grpo --out %s --db %s --tasks " RELU " --rounds 2 --steps 2 " EVAL,
+  snprintf(args, sizeof args, "grpo --out %s --db %s --tasks " RELU " --rounds 2 --steps 2 --grpo-probe 4 " EVAL,
            g_out1, g_db);
   int rc = train(ENGINE, args);
   if (rc) fprintf(stderr, "group setup: train grpo exited %d:\n%s\n", rc, out_buf);
@@ -170,8 +170,8 @@ static void test_runs_and_their_events_land_in_the_store(void **state) {
                       strcat(strcpy((char[400]){0}, "grpo trl done "), g_out1));
   assert_string_equal(q_text(g_db, "SELECT stage || ' ' || status FROM train_runs WHERE id = 2",
                              t, sizeof t), "all done");
-  /* grpo: start, 2 rounds x (2 steps, round, checkpoint), eval, done */
-  assert_int_equal(q_num(g_db, "SELECT COUNT(*) FROM train_events WHERE run_id = 1"), 1 + 2 * 4 + 2);
+  /* grpo: start, the probe, 2 rounds x (2 steps, round, checkpoint), eval, done */
+  assert_int_equal(q_num(g_db, "SELECT COUNT(*) FROM train_events WHERE run_id = 1"), 1 + 1 + 2 * 4 + 2);
   assert_int_equal(q_num(g_db, "SELECT COUNT(*) FROM train_events WHERE run_id = 1 AND "
                                "event = 'step' AND stage = 'grpo' AND round IS NOT NULL AND "
                                "step IS NOT NULL"), 4);
@@ -201,7 +201,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
       "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
-      "gen_batch", "sft_exemplars", "vllm_server", "resume"};
+      "gen_batch", "sft_exemplars", "grpo_probe", "vllm_server", "resume"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (!cJSON_HasObjectItem(c, keys[i])) fail_msg("train-config.json lacks %s", keys[i]);
   assert_int_equal(cJSON_GetArraySize(c), (int)(sizeof keys / sizeof *keys));
@@ -227,6 +227,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
                    cJSON_GetObjectItem(c, "batch_size")->valueint);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
   assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplars")->valueint, 1);
+  assert_int_equal(cJSON_GetObjectItem(c, "grpo_probe")->valueint, 0); /* no probe unless asked */
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "selfsup_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_steps_per_round")->valueint, 1);
@@ -304,7 +305,9 @@ static void test_report_renders_the_training_view(void **state) {
   assert_non_null(strstr(md, "| grpo | 1 | 2 | 4 | 50.0% | 0.200 | 1.05x | 1.30x |"));
   /* stage 1 has no round event: its row is the mean of its steps, marked */
   assert_non_null(strstr(md, "| sft * | 0 | 1 |"));
-  assert_non_null(strstr(md, "| sft | 0 | 8 | 25.0% | 1.10x |")); /* its evaluation */
+  assert_non_null(strstr(md, "| sft | 0 | 8 | 25.0% | — | 1.10x |")); /* its evaluation */
+  /* --grpo-probe: the fake's probe before the first round, with its reward */
+  assert_non_null(strstr(md, "| grpo | before the first | 4 | 50.0% | -0.250 | 0.90x |"));
   assert_non_null(strstr(md, "GRPO steps:"));
   assert_non_null(strstr(md, "| update s | GPU busy |"));
   assert_non_null(strstr(md, "| 0.25 | 75.0% |"));  /* the fake's update time and busy share */

@@ -39,6 +39,10 @@ def by_task(con, run_id, first, last):
     return dict(sorted(out.items()))
 
 
+def probe_fields(e):
+    return {k: e.get(k) for k in ("round", "n_samples", "success_rate", "reward_mean", "speedup_mean")}
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.split("\n")[0])
@@ -53,7 +57,8 @@ def main():
               for e, s, r, st, d, t in con.execute(
                   "SELECT event, stage, round, step, data, t FROM train_events WHERE run_id=? "
                   "ORDER BY id", (run_id,))]
-    evals = [e for e in events if e["event"] == "eval"]
+    evals = [e for e in events if e["event"] == "eval" and not e.get("probe")]
+    probes = [e for e in events if e["event"] == "eval" and e.get("probe")]
     rounds = [e for e in events if e["event"] == "round"]
     steps = [e for e in events if e["event"] == "step" and e.get("stage") == "grpo"]
     k = max(1, len(steps) // 3)
@@ -85,6 +90,13 @@ def main():
             # the mean of the steps' own figures (gpubusy.py; None where no step measured it)
             "gpu_busy_mean": mean(s.get("gpu_busy") for s in steps),
         },
+        # --grpo-probe: the same prompts and sampling seed before round 0 (round null) and after
+        # each round, so first against last differs only by the model
+        "grpo_probe": {"evals": [{k: e.get(k) for k in ("round", "n_samples", "success_rate", "reward_mean",
+                                                         "speedup_mean", "speedup_best", "verdicts")}
+                                 for e in probes],
+                       "first": probe_fields(probes[0]) if probes else None,
+                       "last": probe_fields(probes[-1]) if len(probes) > 1 else None},
         "rollouts_in_store": {"n": rollouts[0], "passed": rollouts[1] or 0},
         "grpo_by_task": by_task(con, run_id, order[:k], order[-k:]),
         "rounds": rounds,
@@ -94,6 +106,11 @@ def main():
         json.dump(doc, f, indent=1)
     sa = ", ".join(f"{e['stage']} r{e['round']}: {e['success_rate']}" for e in doc["success_after"])
     g = doc["grpo"]
+    pr = doc["grpo_probe"]
+    if pr["last"]:
+        sa += (f"; GRPO probe {pr['first']['success_rate']} -> {pr['last']['success_rate']} passing, reward "
+               f"{pr['first']['reward_mean']} -> {pr['last']['reward_mean']}, speedup "
+               f"{pr['first']['speedup_mean']} -> {pr['last']['speedup_mean']}")
     print(f"train demo (run {run_id}, {run[4]}): success after {sa}; GRPO {g['steps']} steps, reward "
           f"mean {g['first_steps']['reward_mean']} -> {g['last_steps']['reward_mean']}, speedup mean "
           f"{g['first_steps']['speedup_mean']} -> {g['last_steps']['speedup_mean']}; reward "

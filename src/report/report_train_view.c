@@ -95,19 +95,23 @@ static void rounds_table(table *t, const cl1_report_train_run *u) {
   t_end(t);
 }
 
+/* An evaluation without a round (-1) is stage 3's probe before its first round (trl_engine.py
+ * probe()). */
 static void evals_table(table *t, const cl1_report_train_run *u) {
-  static const char *const cols[] = {"after stage", "round", "samples", "success",
-                                     "mean speedup"};
-  t_head(t, cols, 5);
+  static const char *const cols[] = {"stage", "after round", "samples", "success",
+                                     "reward mean", "mean speedup"};
+  t_head(t, cols, 6);
   for (int i = 0; i < u->n_evals; i++) {
     const cl1_report_train_point *p = &u->evals[i];
-    char c[5][32];
+    char c[6][32];
     snprintf(c[0], 32, "%s", or_dash(p->stage));
-    fmt_int(p->round, c[1]);
+    if (p->round < 0) snprintf(c[1], 32, "before the first");
+    else fmt_int(p->round, c[1]);
     fmt_int(p->n_samples, c[2]);
     cl1_rep_fmt_pct(p->success, c[3]);
-    cl1_rep_fmt_x(p->speedup_mean, c[4]);
-    t_row(t, c, 5);
+    cl1_rep_fmt_num(p->reward_mean, c[4]);
+    cl1_rep_fmt_x(p->speedup_mean, c[5]);
+    t_row(t, c, 6);
   }
   t_end(t);
 }
@@ -320,13 +324,15 @@ static int success_curve(cl1_rep_buf *b, const cl1_report_train_run *u) {
       }
     for (int i = 0; i < u->n_evals; i++)
       if (!strcmp(u->evals[i].stage, names[s]) && !isnan(u->evals[i].success)) {
-        snprintf(lab[x], 32, "after %s", names[s]);
+        if (u->evals[i].round < 0) snprintf(lab[x], 32, "before %s", names[s]);
+        else if (s == 2) snprintf(lab[x], 32, "probe r%d", u->evals[i].round);
+        else snprintf(lab[x], 32, "after %s", names[s]);
         y[3 * n + x++] = u->evals[i].success;
       }
   }
   for (int i = 0; i < x; i++) xl[i] = lab[i];
   static const char *const label[] = {"sft rounds", "selfsup rounds", "grpo rounds",
-                                      "evaluation after a stage"};
+                                      "evaluations (stage 3: its probe)"};
   curve cv[4];
   int nc = 0;
   for (int k = 0; k < 4; k++) { /* the curves with a point */

@@ -29,6 +29,11 @@ def store(path):
         con.execute("INSERT INTO train_events(run_id, event, stage, round, step, data, t) "
                     "VALUES (1, ?, ?, ?, ?, ?, '')", (event, stage, rnd, step, json.dumps(data)))
     ev("eval", "sft", 0, 0, n_samples=4, success_rate=0.5, speedup_mean=1.0)
+    ev("eval", "grpo", None, None, probe=True, n_samples=8, success_rate=0.25, reward_mean=-1.0,
+       speedup_mean=0.9)
+    ev("eval", "grpo", 0, None, probe=True, n_samples=8, success_rate=0.5, reward_mean=-0.5, speedup_mean=1.0)
+    ev("eval", "grpo", 1, None, probe=True, n_samples=8, success_rate=0.75, reward_mean=0.25,
+       speedup_mean=1.1)
     # six GRPO steps over two rounds; k = 6 // 3 = 2 steps a side
     plan = {(0, 1): [("A", -2.0, "compile_error"), ("B", 1.0, "pass")],
             (0, 2): [("A", 0.0, "pass"), ("B", 1.0, "pass")],
@@ -65,6 +70,12 @@ class TrainDemoTool(unittest.TestCase):
         self.assertAlmostEqual(g["reward_share_of_step"], 0.125)
         self.assertAlmostEqual(g["gpu_busy_mean"], 0.65)  # steps without a figure left out
         self.assertEqual(doc["success_after"][0]["success_rate"], 0.5)
+        self.assertEqual(len(doc["success_after"]), 1)  # the probes are GRPO's, apart
+        pr = doc["grpo_probe"]
+        self.assertEqual([e["round"] for e in pr["evals"]], [None, 0, 1])
+        self.assertEqual((pr["first"]["success_rate"], pr["last"]["success_rate"]), (0.25, 0.75))
+        self.assertEqual((pr["first"]["reward_mean"], pr["last"]["reward_mean"]), (-1.0, 0.25))
+        self.assertIn("GRPO probe 0.25 -> 0.75 passing", res.stdout)
         by = doc["grpo_by_task"]
         self.assertEqual(by["A"]["first"], {"n": 2, "passed": 1, "reward_mean": -1.0, "success_rate": 0.5})
         self.assertEqual(by["A"]["last"], {"n": 2, "passed": 2, "reward_mean": 1.0, "success_rate": 1.0})

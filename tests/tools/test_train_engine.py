@@ -484,6 +484,41 @@ class ScriptedRounds(unittest.TestCase):
         rows = store_rows(os.path.join(TMP, "db"), RUN_ID + 2)
         self.assertEqual(sorted(m["step"] for m, _, _ in rows), [1, 1, 2, 2])
 
+    def test_the_grpo_probe_samples_the_same_prompts_and_seed_before_and_after_a_round(self):
+        # --grpo-probe: the steps' own figures move with each step's prompts (35-75% passing on
+        # the H100); the probe's only with the model
+        out = os.path.join(TMP, "probe")
+        os.makedirs(out, exist_ok=True)  # run() makes it before any stage
+        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 10, grpo_probe=2, grpo_rounds=1, out=out,
+                                     rl_temperature=0.9)
+        calls = []
+
+        def generate(model, tok, prompts, k, max_new, batch, seed, temperature):
+            calls.append((prompts, k, seed, temperature))
+            return [[reply(LEGIT[TASKS[0]])] * k for _ in prompts], 5
+
+        ctx.generate = generate
+        _, events = self.run_quiet(self.trl_engine.stage_grpo, ctx, self.model, self.tok)
+        probes = of(events, "eval", "grpo")
+        self.assertEqual([e.get("round") for e in probes], [None, 0])  # before round 0, after it
+        for e in probes:
+            self.assertTrue(e["probe"])
+            self.assertEqual(e["n_samples"], 2)
+            self.assertEqual(e["success_rate"], 1.0)
+        self.assertEqual(len(calls), 2)
+        self.assertEqual(calls[0], calls[1])  # the same prompts, k, seed and temperature
+        self.assertEqual(calls[0][1:], (2, calls[0][2], 0.9))
+        self.assertEqual(len(of(events, "step", "grpo", 0)), 2)
+        kinds = [m.get("kind") for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 10)]
+        self.assertEqual(kinds.count("probe"), 4)
+        # a resumed run shows the prompts the state kept, and owes a probe cut off after a round
+        again = self.trl_engine.Ctx(dict(ctx.cfg))
+        self.assertTrue(again.state.load())
+        self.assertEqual(self.trl_engine.probe_rows(again), self.trl_engine.probe_rows(ctx))
+        again.state.data.update(stage="grpo", round=0, evals={"grpo": -1})
+        self.assertEqual(again.state.eval_missing(True), ("grpo", 0))
+        self.assertIsNone(again.state.eval_missing(False))
+
     def test_grpo_trains_at_rl_lr_not_at_the_sft_rate(self):
         # the same signal as above, at rl_lr 0 with lr 5e-4: stage 3 reads its own rate
         ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 6, rl_lr=0)

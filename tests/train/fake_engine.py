@@ -25,8 +25,8 @@ import urllib.request
 KEYS = ["version", "run_id", "stage", "engine", "model", "embedded", "out", "repo", "tasks", "sft_data",
         "device", "seed", "lora", "static_cache", "lr", "selfsup_lr", "rl_lr", "temperature", "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps", "selfsup_rounds",
         "samples_per_task", "grpo_rounds", "grpo_steps_per_round", "num_generations",
-        "exemplars", "max_prompt_len", "max_completion_len", "batch_size", "gen_batch", "sft_exemplars", "vllm_server",
-        "resume"]
+        "exemplars", "max_prompt_len", "max_completion_len", "batch_size", "gen_batch", "sft_exemplars", "grpo_probe",
+        "vllm_server", "resume"]
 ENV = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "TRANSFORMERS_OFFLINE": "1",
        "TOKENIZERS_PARALLELISM": "false"}
 
@@ -142,6 +142,9 @@ def run_stage(cfg, stage, start_round, done, first):
     event(event="start", stage=stage)
     rounds = {"sft": 1, "selfsup": cfg["selfsup_rounds"], "grpo": cfg["grpo_rounds"]}[stage]
     steps = cfg["grpo_steps_per_round"] if stage == "grpo" else 1
+    if stage == "grpo" and cfg["grpo_probe"] and start_round == 0:  # the probe before round 0
+        event(event="eval", stage="grpo", round=None, probe=True, n_samples=cfg["grpo_probe"],
+              success_rate=0.5, reward_mean=-0.25, speedup_mean=0.9)
     for rnd in range(start_round, rounds):
         for step in range(steps):
             res = score(cfg, stage, rnd, step)

@@ -106,7 +106,7 @@ SCHEMA = {
     "vllm_server": _server,
     "resume": _typ(bool, "true or false"),
 }
-OPTIONAL = {"embedded": ("small", _oneof("small", "tiny"))}
+OPTIONAL = {"embedded": ("small", _oneof("small", "tiny")), "grpo_probe": (0, _num(0, whole=True))}
 
 
 def load(path):

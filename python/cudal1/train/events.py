@@ -92,14 +92,23 @@ class State:
             self.data["done"].append(stage)
         self._write()
 
-    def eval_missing(self):
-        """(stage, round) of the last checkpoint when it is a round that evals and its eval was
-        not done, else None."""
+    def eval_missing(self, grpo_probe=False):
+        """(stage, round) of the last checkpoint when it is a round that evals (GRPO's with a
+        probe) and its eval was not done, else None."""
         stage, rnd = self.data.get("stage"), self.data.get("round", -1)
         evals = self.data.get("evals") if isinstance(self.data.get("evals"), dict) else {}
-        if stage in ("sft", "selfsup") and rnd is not None and rnd >= 0 and evals.get(stage, -1) < rnd:
+        evaluating = ("sft", "selfsup", "grpo") if grpo_probe else ("sft", "selfsup")
+        if stage in evaluating and rnd is not None and rnd >= 0 and evals.get(stage, -2) < rnd:
             return stage, rnd
         return None
+
+    def has_eval(self, stage):
+        evals = self.data.get("evals")
+        return isinstance(evals, dict) and stage in evals
+
+    def save_probe(self, rows):
+        self.data["grpo_probe_rows"] = rows
+        self._write()
 
     def save_eval(self, stage, rnd):
         if not isinstance(self.data.get("evals"), dict):

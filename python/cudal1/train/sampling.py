@@ -89,10 +89,15 @@ def summarize(samples):
 def sample_and_score(ctx, model, tok, tasks, k, seed, meta):
     """k samples per task from model, scored: (samples, summary with timings and tokens)."""
     rows = fetch_prompts(ctx.client, tasks, 1, 0, seed)
+    return sample_rows_and_score(ctx, model, tok, rows, k, seed, meta, ctx.cfg["temperature"])
+
+
+def sample_rows_and_score(ctx, model, tok, rows, k, seed, meta, temperature):
+    """k samples per prompt row ({"task", "prompt_id", "messages"}) at temperature, scored."""
     prompts = [fit_prompt(tok, r["messages"], ctx.cfg["max_prompt_len"]) for r in rows]
     t0 = time.perf_counter()
     replies, n_tokens = ctx.generate(model, tok, prompts, k, ctx.cfg["max_completion_len"],
-                                     ctx.gen_batch, seed, ctx.cfg["temperature"])
+                                     ctx.gen_batch, seed, temperature)
     t1 = time.perf_counter()
     samples = [{"task": r["task"], "prompt_id": r["prompt_id"], "prompt": p, "text": text}
                for r, p, texts in zip(rows, prompts, replies) for text in texts]

@@ -362,9 +362,42 @@ def grpo_round(ctx, model, tok, rnd):
     return model
 
 
+def probe_rows(ctx):
+    """Stage 3's probe prompts: one contrastive prompt per task, fetched the first time and kept
+    in state.json, so every probe of the run (a resumed one too) shows the same prompts."""
+    cfg = ctx.cfg
+    rows = ctx.state.data.get("grpo_probe_rows")
+    if not rows:
+        rows = sampling.fetch_prompts(ctx.client, cfg["tasks"], 1, cfg["exemplars"],
+                                      sample_seed(cfg, "grpo", 0, "eval"))
+        ctx.state.save_probe(rows)
+    return rows
+
+
+def probe(ctx, model, tok, rnd):
+    """grpo_probe samples per task under the probe's prompts, at GRPO's temperature, with one
+    sampling seed for every probe (common random numbers: between two probes only the model
+    differs); the eval event of round rnd (-1: before the first round). GRPO's steps each show
+    new prompts, and on the H100 a step's pass rate swung 35-75% with them, which hid any trend."""
+    cfg = ctx.cfg
+    samples, summ = sampling.sample_rows_and_score(
+        ctx, model, tok, probe_rows(ctx), cfg["grpo_probe"], sample_seed(cfg, "grpo", 0, "eval"),
+        ctx.meta("grpo", rnd, 0, kind="probe"), cfg["rl_temperature"])
+    # the contract's rounds are never negative: the probe before round 0 has none
+    emit("eval", stage="grpo", round=rnd if rnd >= 0 else None, probe=True,
+         temperature=cfg["rl_temperature"], **summ)
+    ctx.state.save_eval("grpo", rnd)
+    return summ
+
+
 def stage_grpo(ctx, model, tok):
-    for rnd in range(ctx.state.last_round("grpo") + 1, ctx.cfg["grpo_rounds"]):
+    cfg = ctx.cfg
+    if cfg["grpo_probe"] and ctx.state.last_round("grpo") < 0 and not ctx.state.has_eval("grpo"):
+        probe(ctx, model, tok, -1)
+    for rnd in range(ctx.state.last_round("grpo") + 1, cfg["grpo_rounds"]):
         model = grpo_round(ctx, model, tok, rnd)
+        if cfg["grpo_probe"]:
+            probe(ctx, model, tok, rnd)
     return model
 
 
@@ -382,10 +415,10 @@ def run(cfg, ctx=None, stages=None):
     model, tok = load_model(path, cfg)
     n = sum(p.numel() for p in model.parameters())
     log(f"model {path}: {n / 1e6:.2f} M parameters, vocabulary {len(tok)}, device {cfg['device']}")
-    missing = ctx.state.eval_missing() if cfg["resume"] else None
+    missing = ctx.state.eval_missing(cfg["grpo_probe"] > 0) if cfg["resume"] else None
     if missing:  # stopped between its checkpoint and its eval: the model loaded is that round's
         log(f"{missing[0]} round {missing[1]}: its eval did not run; running it first")
-        evaluate(ctx, model, tok, *missing)
+        (probe if missing[0] == "grpo" else evaluate)(ctx, model, tok, *missing)
     stages = stages or (STAGES if cfg["stage"] == "all" else (cfg["stage"],))
     for stage in stages:
         rounds = ROUNDS[stage](cfg)
