@@ -236,6 +236,10 @@ class Pipeline(unittest.TestCase):
 class Failures(unittest.TestCase):
     """What a user will hit: each one event, one message, the contract's exit status."""
 
+    def test_a_grpo_probe_with_verl_is_exit_2_naming_it(self):
+        self.expect(run_engine(config(os.path.join(TMP, "verl-probe"), engine="verl", stage="grpo",
+                                      grpo_probe=4)), 2, "grpo_probe", "--engine trl")
+
     def expect(self, rc_events_err, code, *words):
         rc, events, err = rc_events_err
         self.assertEqual(rc, code, err[-3000:])

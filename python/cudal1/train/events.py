@@ -49,7 +49,8 @@ def quiet_progress():
 
 class State:
     """OUT/state.json: {"stage", "round", "checkpoint", "done": [stages], "rounds": {stage: last
-    round}, "evals": {stage: last round evaluated}} — the last checkpoint, the stages finished,
+    round}, "evals": {stage: last round evaluated (grpo: -1, the probe before round 0)},
+    "grpo_probe_rows": [the probe's prompt rows]} — the last checkpoint, the stages finished,
     each stage's last checkpointed round (so a resumed run asking for more rounds of a finished
     stage does them) and the evals done (a run stopped between a checkpoint and its eval does
     that eval first when resumed)."""

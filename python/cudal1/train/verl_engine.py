@@ -189,6 +189,9 @@ def run(cfg):
         trl_engine.run(cfg, stages=before)
     if cfg["stage"] not in ("grpo", "all"):
         return 0
+    if cfg["grpo_probe"]:  # said, not skipped: a run asked for figures it would not get
+        raise EngineError(EXIT_INPUT, "\"grpo_probe\": the GRPO probe is engine trl's; verl's GRPO "
+                          "runs as verl's own job", "drop --grpo-probe, or train with --engine trl")
     check_deps(("transformers", "tokenizers", "pyarrow"))
     from transformers import AutoTokenizer
     quiet_progress()
