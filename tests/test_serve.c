@@ -7,6 +7,7 @@
  * and prompts (python ModelNew blocks, .py candidates, exemplars of the same format only). */
 #include "eval_cases.h"
 #include "serve_client.h"
+#include "store_query.h"
 #include "eval/reward.h"
 #include <math.h>
 #include <arpa/inet.h>
@@ -165,6 +166,58 @@ static void test_a_repeated_pass_is_paid_against_the_statistics_of_now(void **st
   assert_true(sa2 == sa);
   assert_true(fabs(ra2 - pay_now(sa)) < 1e-9);
   assert_true(fabs(rb - pay_now(sb)) < 1e-9);  /* B, evaluated last, the same statistics */
+}
+
+/* One request of two LayerNorm solutions (tags): each one's reward, speedup and cached flag. */
+static void layernorm_pair(const char *tag0, const char *tag1, double reward[2], double speedup[2],
+                           bool cached[2]) {
+  char code[2][16384];
+  const char *texts[2] = {code[0], code[1]}, *tags[2] = {tag0, tag1};
+  for (int i = 0; i < 2; i++)
+    snprintf(code[i], sizeof code[i], "%s\n/* %s */\n", file_text("tests/legit/host/40_LayerNorm.c"),
+             tags[i]);
+  char *body = items_body(2, "code", texts, false);
+  cJSON *doc = cJSON_Parse(body), *it;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(doc, "items"))
+    cJSON_ReplaceItemInObject(it, "task", cJSON_CreateString("level1/40_LayerNorm"));
+  char *b2 = cJSON_PrintUnformatted(doc);
+  resp r;
+  http(g.port, "/v1/score", b2, NULL, &r);
+  cJSON *d;
+  for (int i = 0; i < 2; i++) {
+    const cJSON *a = result(&r, &d, i);
+    assert_string_equal(str(a, "verdict"), "pass");
+    reward[i] = num(a, "reward"), speedup[i] = num(a, "speedup");
+    cached[i] = cJSON_IsTrue(cJSON_GetObjectItem(a, "cached"));
+    cJSON_Delete(d);
+  }
+  cJSON_Delete(doc);
+  free(r.body), free(body), free(b2);
+}
+
+/* A request's passes are paid against one set of statistics, those after all of its evaluations
+ * joined: a repeat answered at once was paid before the request's new evaluation joined them,
+ * so within one trainer step a group's passes were not ranked by speed alone. The store's rows
+ * say what the answer said. */
+static void test_a_requests_passes_are_paid_against_the_same_statistics(void **state) {
+  (void)state;
+  double r0, s0, rw[2], sp[2];
+  bool cached0, cached[2];
+  layernorm_answer("settle A", &r0, &s0, &cached0);  /* A in the store */
+  double before = pay_now(s0);
+  layernorm_pair("settle A", "settle C", rw, sp, cached);
+  assert_true(cached[0] && !cached[1]);
+  double after = pay_now(sp[0]);
+  assert_true(fabs(after - before) > 1e-9);  /* C's joining moved what A is paid */
+  assert_true(fabs(rw[0] - after) < 1e-9);
+  assert_true(fabs(rw[1] - pay_now(sp[1])) < 1e-9);
+  char sql[512];
+  snprintf(sql, sizeof sql, "SELECT reward FROM scores WHERE task_id = 'level1/40_LayerNorm' AND "
+           "cached = 1 ORDER BY id DESC LIMIT 1");
+  assert_true(fabs(q_num(g.db, sql) - rw[0]) < 1e-9);
+  snprintf(sql, sizeof sql, "SELECT json_extract(result, '$.reward') FROM scores WHERE task_id = "
+           "'level1/40_LayerNorm' AND cached = 1 ORDER BY id DESC LIMIT 1");
+  assert_true(fabs(q_num(g.db, sql) - rw[0]) < 1e-9);
 }
 
 /* ---- malformed requests ---------------------------------------------------------------------- */
@@ -1188,6 +1241,7 @@ int main(void) {
       cmocka_unit_test(test_correct_wrong_and_codeless_items_get_their_verdicts),
       cmocka_unit_test(test_same_item_is_cached_unless_fresh),
       cmocka_unit_test(test_a_repeated_pass_is_paid_against_the_statistics_of_now),
+      cmocka_unit_test(test_a_requests_passes_are_paid_against_the_same_statistics),
       cmocka_unit_test(test_malformed_requests_are_400_naming_the_field),
       cmocka_unit_test(test_50mb_body_is_413_and_the_service_lives),
       cmocka_unit_test(test_10000_items_are_400_over_max_items),

@@ -118,14 +118,27 @@ static void test_many_cached_rows_commit_together_or_not_at_all(void **state) {
     rows[i].cached = true, rows[i].solution_id = sol, rows[i].evaluation_id = ev;
     ptr[i] = &rows[i];
   }
-  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, &err), 0);
+  int64_t ids[3] = {0};
+  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, ids, &err), 0);
   assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE cached = 1"), 3);
+  assert_true(ids[0] > 0 && ids[1] == ids[0] + 1 && ids[2] == ids[1] + 1);  /* each row's id */
   rows[2].evaluation_id = 0;  /* not an answer from the store: the group is refused */
-  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, &err), -1);
+  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, NULL, &err), -1);
   assert_non_null(strstr(err.msg, "item 2"));
   rows[2].evaluation_id = 987654;  /* no such evaluation: the insert fails, nothing is kept */
-  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, &err), -1);
+  assert_int_equal(cl1_store_score_record_many(f->s, ptr, 3, NULL, &err), -1);
   assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE cached = 1"), 3);
+  /* a request settled: two rows paid again together; a bad one leaves every row as it was */
+  double rw[2] = {0.75, -0.25}, s01[2] = {0.8, 0.4};
+  const char *texts[2] = {"{\"reward\":0.75}", "{\"reward\":-0.25}"};
+  assert_int_equal(cl1_store_score_repaid(f->s, ids, rw, s01, texts, 2, &err), 0);
+  assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE reward = 0.75 AND score01 = 0.8"
+                               " AND result = '{\"reward\":0.75}'"), 1);
+  assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE reward = -0.25"), 1);
+  rw[1] = NAN;
+  assert_int_equal(cl1_store_score_repaid(f->s, ids, rw, s01, texts, 2, &err), -1);
+  assert_non_null(strstr(err.msg, "item 1"));
+  assert_int_equal(count(f->s, "SELECT count(*) FROM scores WHERE reward = -0.25"), 1);
 }
 
 static void test_bad_rows_are_refused_by_name(void **state) {

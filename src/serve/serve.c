@@ -367,6 +367,7 @@ void cl1_serve_batch_wait(cl1_serve *svc, cl1_serve_batch *b, double deadline_s)
   while (*p != b) p = &(*p)->next_active;
   *p = b->next_active;
   pthread_mutex_unlock(&svc->mu);
+  cl1_serve_batch_settle(svc, b);
 }
 
 int cl1_serve_batch_run(cl1_serve *svc, cl1_serve_batch *b, double deadline_s, int *retry) {

@@ -45,6 +45,9 @@ typedef struct cl1_serve_item {
   /* the answer (serve_score.c): without id and "cached" */
   cJSON *result;
   bool cached;
+  bool repayable;            /* a pass: paid again when its request settles */
+  double paid;               /* the speedup its reward pays (cl1_eval_result.reward_speedup) */
+  int64_t score_id;          /* its row in the store's scores, 0 when not recorded */
   /* identical items in flight (under the service's mu): a follower waits for its leader's
      evaluation instead of running its own */
   struct cl1_serve_item *leader, *followers, *next_follower;
@@ -135,6 +138,9 @@ void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it);
 /* The store's answer for the item's code under this protocol, recorded for it; false when the
  * store has none. */
 bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it);
+/* Once every item of the batch is answered: its passes paid again against the task's statistics
+ * as they are now, all of its evaluations joined, and their store rows updated to match. */
+void cl1_serve_batch_settle(cl1_serve *svc, cl1_serve_batch *b);
 /* Evaluates a compiled item and records it; sets item->result. */
 void cl1_serve_evaluate(cl1_serve *svc, cl1_serve_item *it, cl1_gpu_lock *gpu);
 /* serve_prompts.c: POST /v1/prompts {"tasks":[...], "n", "exemplars", "tau", "seed", "format"} ->

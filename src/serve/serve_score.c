@@ -191,29 +191,32 @@ typedef struct cl1_serve_rec {
   struct cl1_serve_rec *next;
   bool done;
   int rc;
+  int64_t id;  /* its row once recorded */
   char msg[300];
 } cl1_serve_rec;
 
 static void commit_batch(cl1_serve *svc, cl1_serve_rec *batch) {
   enum { MAX = 256 };
   const cl1_store_score *rows[MAX];
+  int64_t ids[MAX];
   while (batch) {
     int n = 0;
     cl1_serve_rec *first = batch;
     for (; batch && n < MAX; batch = batch->next) rows[n++] = batch->sc;
     cl1_err err = {{0}};
-    int rc = cl1_store_score_record_many(svc->store, rows, n, &err);
+    int rc = cl1_store_score_record_many(svc->store, rows, n, ids, &err);
     int i = 0;
     for (cl1_serve_rec *r = first; i < n; r = r->next, i++) {
       /* a failed group: each row alone, so one bad row costs only itself */
       cl1_err one = err;
-      r->rc = rc && n > 1 ? cl1_store_score_record_many(svc->store, &rows[i], 1, &one) : rc;
+      r->rc = rc && n > 1 ? cl1_store_score_record_many(svc->store, &rows[i], 1, &ids[i], &one) : rc;
+      r->id = r->rc ? 0 : ids[i];
       if (r->rc) snprintf(r->msg, sizeof r->msg, "%.299s", one.msg);
     }
   }
 }
 
-static int commit_cached(cl1_serve *svc, const cl1_store_score *sc, cl1_err *err) {
+static int commit_cached(cl1_serve *svc, const cl1_store_score *sc, int64_t *id, cl1_err *err) {
   cl1_serve_rec me = {.sc = sc};
   pthread_mutex_lock(&svc->commit_mu);
   me.next = svc->commit_q;
@@ -234,6 +237,7 @@ static int commit_cached(cl1_serve *svc, const cl1_store_score *sc, cl1_err *err
     pthread_cond_broadcast(&svc->commit_cv);
   }
   pthread_mutex_unlock(&svc->commit_mu);
+  *id = me.id;
   return me.rc ? cl1_err_set(err, "%s", me.msg) : 0;
 }
 
@@ -256,9 +260,10 @@ static void record(cl1_serve *svc, cl1_serve_item *it, const cl1_store_eval *e, 
       .evaluation_id = ev};
   cl1_err err = {{0}};
   bool from_store = sol && ev && !e;
-  if (!text || (from_store ? commit_cached(svc, &sc, &err)
+  it->score_id = 0;
+  if (!text || (from_store ? commit_cached(svc, &sc, &it->score_id, &err)
                            : cl1_store_score_record(svc->store, &sc, sol ? NULL : it->code, e,
-                                                    NULL, &err)))
+                                                    &it->score_id, &err)))
     fprintf(stderr, "cudal1 serve: item %s of %s not recorded: %s\n", it->id_json, it->task->id,
             text ? err.msg : "out of memory");
   free(text);
@@ -266,6 +271,7 @@ static void record(cl1_serve *svc, cl1_serve_item *it, const cl1_store_eval *e, 
 
 void cl1_serve_infra(cl1_serve *svc, cl1_serve_item *it, const char *why) {
   cJSON_Delete(it->result);
+  it->repayable = false;
   it->result = answer(svc->o, "infra_error", "infra_error", NAN, NAN, NULL, why);
   record(svc, it, NULL, 0, 0);
 }
@@ -309,9 +315,13 @@ static bool take_code(cl1_serve *svc, cl1_serve_item *it) {
  * steps whose rollouts mostly repeat earlier solutions, rewards ranked them by when they were
  * first seen (on the H100, a 1.43x LeakyReLU was paid 0.52 against 0.91 for a 0.91x one seen
  * earlier). -1 with err when the statistics cannot be read (r as it was). */
-static int repay(cl1_serve *svc, const cl1_serve_item *it, cJSON *r, double paid, cl1_err *err) {
+static bool is_pass(const cJSON *r) {
   const cJSON *vd = cJSON_GetObjectItemCaseSensitive(r, "verdict");
-  if (!cJSON_IsString(vd) || strcmp(vd->valuestring, "pass")) return 0;
+  return cJSON_IsString(vd) && !strcmp(vd->valuestring, "pass");
+}
+
+static int repay(cl1_serve *svc, const cl1_serve_item *it, cJSON *r, double paid, cl1_err *err) {
+  if (!is_pass(r)) return 0;
   cl1_reward_stats st;
   double best;
   if (cl1_reward_file_get(svc->stats_path, it->task->id, &st, &best, err)) return -1;
@@ -349,8 +359,43 @@ bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it) {
   }
   it->result = r;
   it->cached = true;
+  it->repayable = is_pass(r), it->paid = paid;
   record(svc, it, NULL, sol, ev);
   return true;
+}
+
+/* One request's passes, paid at its answer against different statistics (a repeat answered at
+ * once, before the request's new evaluations joined them; each new one after itself), paid
+ * again against the same: the statistics once all of them joined. A trainer's step is one
+ * request, so its groups rank their passes by speed alone. */
+void cl1_serve_batch_settle(cl1_serve *svc, cl1_serve_batch *b) {
+  int n = 0;
+  for (int i = 0; i < b->n; i++) n += b->items[i].repayable;
+  if (!n) return;
+  int64_t *ids = calloc((size_t)n, sizeof *ids);
+  double *rw = calloc((size_t)n, sizeof *rw), *s01 = calloc((size_t)n, sizeof *s01);
+  char **texts = calloc((size_t)n, sizeof *texts);
+  int k = 0;
+  for (int i = 0; ids && rw && s01 && texts && i < b->n; i++) {
+    cl1_serve_item *it = &b->items[i];
+    cl1_err err = {{0}};
+    if (!it->repayable) continue;
+    if (repay(svc, it, it->result, it->paid, &err)) {
+      fprintf(stderr, "cudal1 serve: %s (the reward first paid stands)\n", err.msg);
+      continue;
+    }
+    if (!it->score_id || !(texts[k] = cJSON_PrintUnformatted(it->result))) continue;
+    ids[k] = it->score_id, rw[k] = num_of(it->result, "reward");
+    s01[k] = num_of(it->result, "score01");
+    k++;
+  }
+  cl1_err err = {{0}};
+  if (!ids || !rw || !s01 || !texts)
+    fprintf(stderr, "cudal1 serve: out of memory settling a request (its rewards as first paid)\n");
+  else if (k && cl1_store_score_repaid(svc->store, ids, rw, s01, (const char *const *)texts, k, &err))
+    fprintf(stderr, "cudal1 serve: %s (the store keeps the rewards first paid)\n", err.msg);
+  for (int i = 0; texts && i < k; i++) free(texts[i]);
+  free(ids), free(rw), free(s01), free(texts);
 }
 
 void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it) {
@@ -425,6 +470,7 @@ static void judged(cl1_serve *svc, cl1_serve_item *it, const cl1_eval_opts *eo,
   cl1_err rerr = {{0}};
   if (repay(svc, it, it->result, r->reward_speedup, &rerr))
     fprintf(stderr, "cudal1 serve: %s (the judge's reward stands)\n", rerr.msg);
+  it->repayable = pass, it->paid = r->reward_speedup;
   char *doc = cl1_eval_json(eo, r);
   cl1_store_eval e = {
       .task_id = it->task->id, .device = r->device[0] ? r->device : svc->device,

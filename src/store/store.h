@@ -196,9 +196,16 @@ int cl1_store_score_record(cl1_store *s, const cl1_store_score *sc, const char *
                            const cl1_store_eval *e, int64_t *score_id, cl1_err *err);
 /* Answers of n items whose solution and evaluation are stored already (answers from the store:
  * solution_id and evaluation_id set) in one transaction, which a service answering many items at
- * once commits together. 0, or -1 with err and none of them recorded. */
+ * once commits together; ids[i] (ids may be NULL) their rows. 0, or -1 with err and none of them
+ * recorded. */
 int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, int n,
-                                cl1_err *err);
+                                int64_t *ids, cl1_err *err);
+/* The reward, score01 and answer text of n recorded rows (ids), replaced in one transaction: a
+ * request's passes paid again once all of its evaluations joined the statistics. 0, or -1 with
+ * err and none of them changed. */
+int cl1_store_score_repaid(cl1_store *s, const int64_t *ids, const double *reward,
+                           const double *score01, const char *const *result_json, int n,
+                           cl1_err *err);
 
 /* The answer the service first gave for this source of task/backend at shapes under protocol
  * (its evaluation's protocol text, compared exactly): the newest such evaluation with an 'ok'

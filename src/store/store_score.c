@@ -63,7 +63,7 @@ int cl1_store_score_record(cl1_store *s, const cl1_store_score *sc, const char *
 }
 
 int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, int n,
-                                cl1_err *err) {
+                                int64_t *ids, cl1_err *err) {
   static const char op[] = "record scored items answered from the store";
   for (int i = 0; i < n; i++) {
     if (check_score(s, op, sc[i], err)) return -1;
@@ -72,7 +72,22 @@ int cl1_store_score_record_many(cl1_store *s, const cl1_store_score *const *sc, 
   }
   if (cl1_store_begin(s, op, err)) return -1;
   int rc = 0;
-  for (int i = 0; i < n && !rc; i++) rc = record(s, op, sc[i], NULL, NULL, NULL, err);
+  for (int i = 0; i < n && !rc; i++) rc = record(s, op, sc[i], NULL, NULL, ids ? &ids[i] : NULL, err);
+  return cl1_store_end(s, rc, op, err);
+}
+
+int cl1_store_score_repaid(cl1_store *s, const int64_t *ids, const double *reward,
+                           const double *score01, const char *const *result_json, int n,
+                           cl1_err *err) {
+  static const char op[] = "record a request's passes paid again";
+  for (int i = 0; i < n; i++)
+    if (ids[i] <= 0 || !result_json[i] || !isfinite(reward[i]) || !isfinite(score01[i]))
+      return cl1_store_bad(s, err, op, "item %d: no row, answer or finite reward", i);
+  if (cl1_store_begin(s, op, err)) return -1;
+  int rc = 0;
+  for (int i = 0; i < n && !rc; i++)
+    rc = cl1_store_write(s, op, err, "UPDATE scores SET reward = ?1, score01 = ?2, result = ?3"
+                         " WHERE id = ?4", "rrtI", reward[i], score01[i], result_json[i], ids[i]);
   return cl1_store_end(s, rc, op, err);
 }
 
