@@ -974,11 +974,12 @@ static void test_spares_are_ready_before_the_first_request(void **state) {
   (void)state;
   static char texts[1][8192];
   svc s;
-  const char *extra[] = {"--spare-workers", "2", NULL};
+  const char *extra[] = {"--spare-workers", "2", "--spare-fillers", "3", NULL};
   svc_fresh(&s, extra);
   for (int i = 0; i < 3000 && spare_workers(s.port, "started") < 2; i++) usleep(10000);
   assert_int_equal(spare_workers(s.port, "started"), 2);
   assert_int_equal(spare_workers(s.port, "used"), 0);
+  assert_int_equal(spare_workers(s.port, "fillers"), 3);  /* --spare-fillers reached spare.c */
   char *a = distinct_batch(1, "spare0", texts);
   resp r;
   http(s.port, "/v1/score", a, NULL, &r);

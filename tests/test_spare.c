@@ -166,12 +166,38 @@ static void test_no_spares_when_turned_off(void **st) {
   cl1_spare_close();
 }
 
+/* The filler count: set before the fillers start (1 to 8), refused after, back to two on close. */
+static void test_fillers_are_set_before_they_start(void **st) {
+  (void)st;
+  char exe[4096];
+  cl1_spare_kind k = host_kind(exe, sizeof exe);
+  assert_int_equal(cl1_spare_set_fillers(0), -1);
+  assert_int_equal(cl1_spare_set_fillers(9), -1);
+  assert_int_equal(cl1_spare_set_fillers(4), 0);
+  cl1_spare_set_max(4);
+  long used, started0, failed;
+  cl1_spare_counts(&used, &started0, &failed);
+  cl1_spare_want(&k);
+  assert_int_equal(cl1_spare_fillers(), 4);
+  assert_int_equal(cl1_spare_set_fillers(2), -1);  /* running: too late */
+  assert_true(wait_started(started0 + 4) >= started0 + 4);
+  cl1_spare_close();
+  assert_int_equal(cl1_spare_fillers(), 0);
+  cl1_spare_set_max(1);
+  cl1_spare_want(&k);
+  assert_int_equal(cl1_spare_fillers(), 2);  /* the default again */
+  cl1_spare_close();
+  pid_t pids[8];
+  assert_int_equal(worker_children(pids, 8), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_kind_is_filled_after_its_first_take_and_a_spare_serves),
       cmocka_unit_test(test_dead_spares_are_not_handed_out),
       cmocka_unit_test(test_a_program_that_cannot_start_is_counted_not_looped),
       cmocka_unit_test(test_no_spares_when_turned_off),
-      cmocka_unit_test(test_a_kind_wanted_is_filled_before_any_take)};
+      cmocka_unit_test(test_a_kind_wanted_is_filled_before_any_take),
+      cmocka_unit_test(test_fillers_are_set_before_they_start)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

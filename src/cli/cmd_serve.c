@@ -37,6 +37,7 @@ static const char help_head[] =
     "  --spare-workers N    worker processes kept started ahead (a CUDA context and the op\n"
     "                       library ready; no task, no solution code) per GPU, host: in all\n"
     "                       (default: as many as the evaluations in flight; 0: none, 8 at most)\n"
+    "  --spare-fillers N    threads starting spares side by side (default 2, 1 to 8)\n"
     "  --compile-jobs N     compiles running ahead of the evaluations (default: half the\n"
     "                       machine's cores, 2 to 16)\n"
     "  --max-queue N        items waiting before requests get 503 + Retry-After (default 4096)\n"
@@ -78,6 +79,7 @@ static int parse_number(cl1_serve_opts *o, const char *a, const char *v) {
   else if (!strcmp(a, "--workers")) field = &o->workers, hi = 64;
   else if (!strcmp(a, "--overlap")) field = &o->overlap, hi = 16;
   else if (!strcmp(a, "--spare-workers")) field = &o->spares, lo = 0, hi = 8;
+  else if (!strcmp(a, "--spare-fillers")) field = &o->spare_fillers, lo = 1, hi = 8;
   else if (!strcmp(a, "--compile-jobs")) field = &o->compile_jobs, hi = 64;
   else if (!strcmp(a, "--max-queue")) field = &o->max_queue;
   else if (!strcmp(a, "--max-items")) field = &o->max_items;
@@ -111,7 +113,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
       continue;
     }
     static const char *const takes_value[] = {"--bind", "--token", "--db", "--tasks-dir", "--port", "--workers",
-        "--overlap", "--spare-workers", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
+        "--overlap", "--spare-workers", "--spare-fillers", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
         "--max-jobs", "--job-ttl", "--reward-clip"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)

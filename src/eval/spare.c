@@ -1,5 +1,6 @@
-/* spare.c — ready worker processes by kind, kept topped up by two filler threads (spare.h). Two:
- * the driver creates about two contexts at once before it serialises (ctx-parallel.json). */
+/* spare.c — ready worker processes by kind, kept topped up by filler threads (spare.h). Two by
+ * default: the driver creates about two contexts at once before it serialises
+ * (ctx-parallel.json); cl1_spare_set_fillers changes that for measuring. */
 #include "spare.h"
 #include <assert.h>
 #include <pthread.h>
@@ -11,7 +12,8 @@
 
 #define KINDS_CAP 16
 #define READY_CAP 8
-#define FILLERS 2
+#define FILLERS_DEFAULT 2
+#define FILLERS_CAP 8
 #define OPEN_TIMEOUT_S 60.0
 #define RETRY_AFTER_S 5.0   /* after a failed start, before that kind is tried again */
 
@@ -28,7 +30,8 @@ static kind g_kinds[KINDS_CAP];
 static int g_n_kinds, g_max;
 static bool g_stop;
 static int g_n_fillers;  /* started (0: not yet) */
-static pthread_t g_fillers[FILLERS];
+static int g_want_fillers = FILLERS_DEFAULT;
+static pthread_t g_fillers[FILLERS_CAP];
 static long g_used, g_started, g_failed;
 
 static bool same(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
@@ -130,7 +133,9 @@ static bool alive(cl1_wproc *w) {
 
 /* The fillers started, once (caller holds g_mu). */
 static void start_fillers(void) {
-  while (g_n_fillers < FILLERS && !pthread_create(&g_fillers[g_n_fillers], NULL, filler, NULL))
+  assert(g_want_fillers >= 1 && g_want_fillers <= FILLERS_CAP);
+  while (g_n_fillers < g_want_fillers &&
+         !pthread_create(&g_fillers[g_n_fillers], NULL, filler, NULL))
     g_n_fillers++;
 }
 
@@ -189,6 +194,14 @@ void cl1_spare_set_max(int n) {
   if (n <= 0) drain();
 }
 
+int cl1_spare_set_fillers(int n) {
+  pthread_mutex_lock(&g_mu);
+  bool ok = n >= 1 && n <= FILLERS_CAP && g_n_fillers == 0;
+  if (ok) g_want_fillers = n;
+  pthread_mutex_unlock(&g_mu);
+  return ok ? 0 : -1;
+}
+
 void cl1_spare_close(void) {
   pthread_mutex_lock(&g_mu);
   g_stop = true;
@@ -204,8 +217,16 @@ void cl1_spare_close(void) {
   }
   g_n_kinds = 0;
   g_n_fillers = 0;
+  g_want_fillers = FILLERS_DEFAULT;
   g_stop = false;
   pthread_mutex_unlock(&g_mu);
+}
+
+int cl1_spare_fillers(void) {
+  pthread_mutex_lock(&g_mu);
+  int n = g_n_fillers;
+  pthread_mutex_unlock(&g_mu);
+  return n;
 }
 
 void cl1_spare_counts(long *used, long *started, long *failed) {

@@ -25,10 +25,15 @@ bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w);
 void cl1_spare_want(const cl1_spare_kind *k);
 /* Spares kept ready per kind (0, the default: none, and every waiting one let go). */
 void cl1_spare_set_max(int n);
-/* The filler stopped and every spare let go (a judge stopping). */
+/* Filler threads starting spares side by side (1 to 8; default 2), set before the first want
+ * or take starts them: -1 when out of range or already started. */
+int cl1_spare_set_fillers(int n);
+/* The fillers stopped, every spare let go (a judge stopping), and the filler count back to 2. */
 void cl1_spare_close(void);
 /* Evaluations' workers that came from a spare, spares started, and starts that failed (the
  * filler then waits a while before trying that kind again; the evaluation spawns its own and
  * reports the machine's failure as usual). */
 void cl1_spare_counts(long *used, long *started, long *failed);
+/* The filler threads running (0 before the first want or take). */
+int cl1_spare_fillers(void);
 #endif

@@ -421,6 +421,7 @@ cJSON *cl1_serve_stats(cl1_serve *svc) {
   cJSON_AddNumberToObject(sw, "used", (double)used);
   cJSON_AddNumberToObject(sw, "started", (double)sp_started);
   cJSON_AddNumberToObject(sw, "failed", (double)sp_failed);
+  cJSON_AddNumberToObject(sw, "fillers", cl1_spare_fillers());
   /* per GPU: the share of the service's life it was held (loading, verifying, timing) and timed */
   cJSON *gs = cJSON_AddArrayToObject(s, "gpus");
   for (int i = 0; i < svc->n_gpu; i++) {
@@ -620,6 +621,11 @@ static void workers_ahead(cl1_serve *svc) {
   int n_lanes = cuda ? svc->n_gpu * o->overlap : o->workers;
   cl1_refpool_set_max(o->eval.reuse_ref ? 8 * (n_lanes > 0 ? n_lanes : 1) : 0);
   cl1_spare_set_max(o->spares >= 0 ? o->spares : cuda ? o->overlap : o->workers);
+  if (o->spare_fillers > 0) {
+    int rc = cl1_spare_set_fillers(o->spare_fillers);
+    assert(rc == 0);  /* cmd_serve checked the range; nothing has started a filler yet */
+    (void)rc;
+  }
   for (int i = 0; i < (cuda ? svc->n_gpu : 1); i++) {
     cl1_eval_opts eo = o->eval;
     eo.gpu = cuda ? &svc->gpu[i] : NULL;

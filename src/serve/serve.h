@@ -29,6 +29,7 @@ typedef struct {
   int overlap;               /* CUDA: evaluations in flight per GPU, timing one at a time */
   int spares;                /* workers kept started ahead per GPU (host: in all); -1: as many
                                 as the evaluations in flight */
+  int spare_fillers;         /* threads starting spares side by side; 0: spare.c's default (2) */
   int compile_jobs;          /* compiles running ahead of the evaluations */
   int max_queue;             /* items waiting (not yet evaluating) before 503 */
   int max_items;             /* items of one request */
