@@ -523,6 +523,31 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(again.state.eval_missing(True), ("grpo", 0))
         self.assertIsNone(again.state.eval_missing(False))
 
+    def test_replies_that_ran_out_of_tokens_train_no_token(self):
+        # a group of two replies cut at the length limit, one whose code passes and one with
+        # none: different rewards, but every token masked, so the step moves no weight (without
+        # the mask this group was 25-69 % of a step's tokens on the H100)
+        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 11)
+        tok, limit = self.tok, ctx.cfg["max_completion_len"]
+        ramble = " and so on" * 400
+
+        def rollout(prompts, trainer):
+            ids = [tok.apply_chat_template(p, add_generation_prompt=True, tokenize=True)["input_ids"]
+                   for p in prompts]
+            texts = [reply(LEGIT[TASKS[0]]) + ramble if i % 2 == 0 else "no code" + ramble
+                     for i in range(len(prompts))]
+            comp = [tok(t, add_special_tokens=False)["input_ids"][:limit] for t in texts]
+            assert all(len(c) == limit and c[-1] != tok.eos_token_id for c in comp)
+            return {"prompt_ids": ids, "completion_ids": comp, "logprobs": None}
+
+        ctx.rollout = rollout
+        before = self.weights(self.model)
+        model, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
+        steps = of(events, "step", "grpo", 0)
+        self.assertEqual(len(steps), 2)
+        self.assertTrue(all(e["reward_std"] > 0 for e in steps))  # the rewards did differ
+        self.assertFalse(self.changed(before, model), "truncated replies trained tokens")
+
     def test_grpo_trains_at_rl_lr_not_at_the_sft_rate(self):
         # the same signal as above, at rl_lr 0 with lr 5e-4: stage 3 reads its own rate
         ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 6, rl_lr=0)
