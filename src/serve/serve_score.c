@@ -320,17 +320,24 @@ static bool is_pass(const cJSON *r) {
   return cJSON_IsString(vd) && !strcmp(vd->valuestring, "pass");
 }
 
+/* A pass's answer r paid what st pays for speedup paid; whether that changed its reward. */
+static bool pay(cl1_serve *svc, cJSON *r, const cl1_reward_stats *st, double paid) {
+  bool valid;
+  double reward = cl1_reward_normalize(&svc->o->eval.reward, st, "pass", paid, &valid);
+  assert(valid && isfinite(reward));
+  if (fabs(reward - num_of(r, "reward")) <= 1e-12) return false;
+  cJSON_ReplaceItemInObjectCaseSensitive(r, "reward", cJSON_CreateNumber(reward));
+  cJSON_ReplaceItemInObjectCaseSensitive(r, "score01",
+                                         cJSON_CreateNumber(score01(svc->o, "pass", reward)));
+  return true;
+}
+
 static int repay(cl1_serve *svc, const cl1_serve_item *it, cJSON *r, double paid, cl1_err *err) {
   if (!is_pass(r)) return 0;
   cl1_reward_stats st;
   double best;
   if (cl1_reward_file_get(svc->stats_path, it->task->id, &st, &best, err)) return -1;
-  bool valid;
-  double reward = cl1_reward_normalize(&svc->o->eval.reward, &st, "pass", paid, &valid);
-  assert(valid && isfinite(reward));
-  cJSON_ReplaceItemInObjectCaseSensitive(r, "reward", cJSON_CreateNumber(reward));
-  cJSON_ReplaceItemInObjectCaseSensitive(r, "score01",
-                                         cJSON_CreateNumber(score01(svc->o, "pass", reward)));
+  pay(svc, r, &st, paid);
   return 0;
 }
 
@@ -371,31 +378,41 @@ bool cl1_serve_from_store(cl1_serve *svc, cl1_serve_item *it) {
 void cl1_serve_batch_settle(cl1_serve *svc, cl1_serve_batch *b) {
   int n = 0;
   for (int i = 0; i < b->n; i++) n += b->items[i].repayable;
-  if (!n) return;
+  if (n < 2) return;  /* one pass is paid against one set of statistics already */
   int64_t *ids = calloc((size_t)n, sizeof *ids);
   double *rw = calloc((size_t)n, sizeof *rw), *s01 = calloc((size_t)n, sizeof *s01);
   char **texts = calloc((size_t)n, sizeof *texts);
-  int k = 0;
-  for (int i = 0; ids && rw && s01 && texts && i < b->n; i++) {
+  /* each task's statistics read once: a trainer's step holds a few tasks many times */
+  const cl1_serve_task **seen = calloc((size_t)n, sizeof *seen);
+  cl1_reward_stats *stats = calloc((size_t)n, sizeof *stats);
+  int k = 0, n_seen = 0;
+  for (int i = 0; ids && rw && s01 && texts && seen && stats && i < b->n; i++) {
     cl1_serve_item *it = &b->items[i];
-    cl1_err err = {{0}};
     if (!it->repayable) continue;
-    if (repay(svc, it, it->result, it->paid, &err)) {
-      fprintf(stderr, "cudal1 serve: %s (the reward first paid stands)\n", err.msg);
-      continue;
+    int t = 0;
+    while (t < n_seen && seen[t] != it->task) t++;
+    if (t == n_seen) {
+      cl1_err err = {{0}};
+      double best;
+      if (cl1_reward_file_get(svc->stats_path, it->task->id, &stats[t], &best, &err)) {
+        fprintf(stderr, "cudal1 serve: %s (the reward first paid stands)\n", err.msg);
+        continue;
+      }
+      seen[n_seen++] = it->task;
     }
+    if (!pay(svc, it->result, &stats[t], it->paid)) continue;  /* already what they pay */
     if (!it->score_id || !(texts[k] = cJSON_PrintUnformatted(it->result))) continue;
     ids[k] = it->score_id, rw[k] = num_of(it->result, "reward");
     s01[k] = num_of(it->result, "score01");
     k++;
   }
   cl1_err err = {{0}};
-  if (!ids || !rw || !s01 || !texts)
+  if (!ids || !rw || !s01 || !texts || !seen || !stats)
     fprintf(stderr, "cudal1 serve: out of memory settling a request (its rewards as first paid)\n");
   else if (k && cl1_store_score_repaid(svc->store, ids, rw, s01, (const char *const *)texts, k, &err))
     fprintf(stderr, "cudal1 serve: %s (the store keeps the rewards first paid)\n", err.msg);
   for (int i = 0; texts && i < k; i++) free(texts[i]);
-  free(ids), free(rw), free(s01), free(texts);
+  free(ids), free(rw), free(s01), free(texts), free(seen), free(stats);
 }
 
 void cl1_serve_prepare(cl1_serve *svc, cl1_serve_item *it) {
