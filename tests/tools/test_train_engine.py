@@ -522,6 +522,13 @@ class ScriptedRounds(unittest.TestCase):
         again.state.data.update(stage="grpo", round=0, evals={"grpo": -1})
         self.assertEqual(again.state.eval_missing(True), ("grpo", 0))
         self.assertIsNone(again.state.eval_missing(False))
+        again.generate = generate
+        _, events = self.run_quiet(self.trl_engine.owed_eval, again, self.model, self.tok,
+                                   *again.state.eval_missing(True))
+        (owed,) = of(events, "eval", "grpo", 0)
+        self.assertTrue(owed["probe"])
+        self.assertEqual(calls[-1], calls[0])  # the same prompts and seed as the run's probes
+        self.assertIsNone(again.state.eval_missing(True))
 
     def test_replies_that_ran_out_of_tokens_train_no_token(self):
         # a group of two replies cut at the length limit, one whose code passes and one with

@@ -405,6 +405,12 @@ STAGE_FNS = {"sft": stage_sft, "selfsup": stage_selfsup, "grpo": stage_grpo}
 ROUNDS = {"sft": lambda c: 1, "selfsup": lambda c: c["selfsup_rounds"], "grpo": lambda c: c["grpo_rounds"]}
 
 
+def owed_eval(ctx, model, tok, stage, rnd):
+    """The eval (stage 3: the probe) of a round whose checkpoint was saved before it ran."""
+    log(f"{stage} round {rnd}: its {'probe' if stage == 'grpo' else 'eval'} did not run; running it first")
+    return probe(ctx, model, tok, rnd) if stage == "grpo" else evaluate(ctx, model, tok, stage, rnd)
+
+
 def run(cfg, ctx=None, stages=None):
     """The stages the config asks for (or stages), after the resume point; returns 0."""
     ctx = ctx or Ctx(cfg)
@@ -417,8 +423,7 @@ def run(cfg, ctx=None, stages=None):
     log(f"model {path}: {n / 1e6:.2f} M parameters, vocabulary {len(tok)}, device {cfg['device']}")
     missing = ctx.state.eval_missing(cfg["grpo_probe"] > 0) if cfg["resume"] else None
     if missing:  # stopped between its checkpoint and its eval: the model loaded is that round's
-        log(f"{missing[0]} round {missing[1]}: its eval did not run; running it first")
-        (probe if missing[0] == "grpo" else evaluate)(ctx, model, tok, *missing)
+        owed_eval(ctx, model, tok, *missing)
     stages = stages or (STAGES if cfg["stage"] == "all" else (cfg["stage"],))
     for stage in stages:
         rounds = ROUNDS[stage](cfg)
