@@ -307,14 +307,6 @@ static bool take_code(cl1_serve *svc, cl1_serve_item *it) {
   return have;
 }
 
-/* A pass's reward paid against the task's running statistics as they are at the answer: for a
- * new evaluation after it joined them (the judge normalised it against those before it), for a
- * stored one without joining them again (a repeat is no new evidence). So the same solution is
- * paid the same whether evaluated or repeated, and the passes a trainer's step is paid are
- * ranked by speed. Before, a stored answer kept the reward of its first evaluation: in GRPO
- * steps whose rollouts mostly repeat earlier solutions, rewards ranked them by when they were
- * first seen (on the H100, a 1.43x LeakyReLU was paid 0.52 against 0.91 for a 0.91x one seen
- * earlier). -1 with err when the statistics cannot be read (r as it was). */
 static bool is_pass(const cJSON *r) {
   const cJSON *vd = cJSON_GetObjectItemCaseSensitive(r, "verdict");
   return cJSON_IsString(vd) && !strcmp(vd->valuestring, "pass");
@@ -332,6 +324,14 @@ static bool pay(cl1_serve *svc, cJSON *r, const cl1_reward_stats *st, double pai
   return true;
 }
 
+/* A pass's reward paid against the task's running statistics as they are at the answer: for a
+ * new evaluation after it joined them (the judge normalised it against those before it), for a
+ * stored one without joining them again (a repeat is no new evidence). So the same solution is
+ * paid the same whether evaluated or repeated, and the passes a trainer's step is paid are
+ * ranked by speed. Before, a stored answer kept the reward of its first evaluation: in GRPO
+ * steps whose rollouts mostly repeat earlier solutions, rewards ranked them by when they were
+ * first seen (on the H100, a 1.43x LeakyReLU was paid 0.52 against 0.91 for a 0.91x one seen
+ * earlier). -1 with err when the statistics cannot be read (r as it was). */
 static int repay(cl1_serve *svc, const cl1_serve_item *it, cJSON *r, double paid, cl1_err *err) {
   if (!is_pass(r)) return 0;
   cl1_reward_stats st;
