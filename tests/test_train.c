@@ -690,6 +690,18 @@ static void test_event_lines_parse_or_say_why_not(void **state) {
   assert_string_equal(s, "[sft r0] eval: 8 samples, success 25.0%, verdicts compile_error 5 pass 2 "
                          "truncated 1");
   cl1_train_event_free(&ev);
+  /* stage 3's probe says so, and before round 0 it has no round */
+  assert_int_equal(cl1_train_event_parse("CL1TRAIN {\"event\":\"eval\",\"stage\":\"grpo\",\"probe\":"
+                                         "true,\"n_samples\":4,\"success_rate\":0.5}", &ev, &err), 0);
+  cl1_train_event_summary(&ev, s, sizeof s);
+  assert_string_equal(s, "[grpo] probe before round 0: 4 samples, success 50.0%");
+  cl1_train_event_free(&ev);
+  assert_int_equal(cl1_train_event_parse("CL1TRAIN {\"event\":\"eval\",\"stage\":\"grpo\",\"round\":1,"
+                                         "\"probe\":true,\"n_samples\":4,\"success_rate\":0.75}",
+                                         &ev, &err), 0);
+  cl1_train_event_summary(&ev, s, sizeof s);
+  assert_string_equal(s, "[grpo r1] probe: 4 samples, success 75.0%");
+  cl1_train_event_free(&ev);
   struct {
     const char *line, *why;
   } bad[] = {

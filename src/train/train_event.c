@@ -139,7 +139,11 @@ void cl1_train_event_summary(const cl1_train_event *ev, char *buf, size_t n) {
   const char *e = ev->event;
   if (!strcmp(e, "step")) fields(&b, o);
   else if (!strcmp(e, "round")) put(&b, "round: "), fields(&b, o);
-  else if (!strcmp(e, "eval")) put(&b, "eval: "), fields(&b, o);
+  else if (!strcmp(e, "eval")) {  /* stage 3's probe (--grpo-probe) is an eval of fixed prompts */
+    bool probe = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "probe"));
+    put(&b, probe ? (ev->round < 0 ? "probe before round 0: " : "probe: ") : "eval: ");
+    fields(&b, o);
+  }
   else if (!strcmp(e, "checkpoint")) put(&b, "checkpoint %s", str(o, "path") ? str(o, "path") : "?");
   else if (!strcmp(e, "error")) {
     char m[1024];
