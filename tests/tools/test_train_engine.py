@@ -149,14 +149,15 @@ def store_rows(db, run):
 
 @unittest.skipUnless(HAVE_TRL, NO_TRL)
 class Pipeline(unittest.TestCase):
-    """Stages 1-3 in one process, then a resume asking for a second GRPO round."""
+    """Stages 1-3 in one process, then a resume asking for a second GRPO round; a GRPO probe of
+    one sample per task before round 0 and after each round."""
 
     @classmethod
     def setUpClass(cls):
         cls.out = os.path.join(TMP, "run")
-        cls.rc1, cls.ev1, cls.err1 = run_engine(config(cls.out))
+        cls.rc1, cls.ev1, cls.err1 = run_engine(config(cls.out, grpo_probe=1))
         cls.state1 = json.loads(read(os.path.join(cls.out, "state.json")))
-        cls.rc2, cls.ev2, cls.err2 = run_engine(config(cls.out, grpo_rounds=2, resume=True))
+        cls.rc2, cls.ev2, cls.err2 = run_engine(config(cls.out, grpo_rounds=2, resume=True, grpo_probe=1))
 
     def test_every_stage_runs_and_its_events_carry_the_numbers(self):
         self.assertEqual(self.rc1, 0, self.err1[-3000:])
@@ -191,9 +192,12 @@ class Pipeline(unittest.TestCase):
             self.assertNotIn("gpu_busy", e)  # on the CPU: no figure (left out), never a guess
         (gr,) = of(self.ev1, "round", "grpo", 0)
         self.assertEqual(gr["n_samples"], 4)
+        probes = of(self.ev1, "eval", "grpo")
+        self.assertEqual([e.get("round") for e in probes], [None, 0])  # before round 0, after it
+        self.assertTrue(all(e["probe"] and e["n_samples"] == len(TASKS) for e in probes))
 
     def test_the_store_holds_every_rollout_with_its_reward_and_the_run(self):
-        rows = store_rows(os.path.join(TMP, "db"), RUN_ID)
+        rows = [r for r in store_rows(os.path.join(TMP, "db"), RUN_ID) if r[0].get("kind") != "probe"]
         by = {}
         for m, reward, status in rows:
             self.assertEqual(status, "ok")
@@ -208,6 +212,9 @@ class Pipeline(unittest.TestCase):
         self.assertEqual(by, want)
         steps = sorted(m["step"] for m, _, _ in rows if m["stage"] == "grpo" and m["round"] == 0)
         self.assertEqual(steps, [1, 1, 2, 2])
+        # the probes, apart: one sample per task before round 0 and after rounds 0 and 1
+        probes = [m for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID) if m.get("kind") == "probe"]
+        self.assertEqual(sorted(m["round"] for m in probes), [-1] * len(TASKS) + [0] * len(TASKS) + [1] * len(TASKS))
 
     def test_checkpoints_load_as_models(self):
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -226,7 +233,8 @@ class Pipeline(unittest.TestCase):
         self.assertEqual([e["stage"] for e in of(self.ev2, "start")], ["grpo"])
         self.assertEqual(of(self.ev2, "start")[0]["first_round"], 1)
         self.assertEqual({e["round"] for e in of(self.ev2, "step")}, {1})
-        self.assertEqual(of(self.ev2, "eval"), [])
+        self.assertEqual([(e["stage"], e.get("round"), e.get("probe")) for e in of(self.ev2, "eval")],
+                         [("grpo", 1, True)])  # round 1's probe; no stage-1 or 2 eval again
         st = json.loads(read(os.path.join(self.out, "state.json")))
         self.assertEqual((st["stage"], st["round"]), ("grpo", 1))
         self.assertEqual(st["rounds"], {"sft": 0, "selfsup": 0, "grpo": 1})
