@@ -108,6 +108,8 @@ def custom_kernel(code):
 
 
 def audit(a):
+    """The summary and the exit status (1: the limit ran out before any row); (None, 0) with
+    --import-only."""
     levels = {int(x) for x in a.levels.split(",")}
     rows = [r for r in load_rows(a.file, levels, a.limit) if has_code(r.get("custom_code"))]
     os.makedirs(a.work, exist_ok=True)
@@ -138,7 +140,7 @@ def audit(a):
             print(f"cuda_l1_audit: {rid}: {why}", file=sys.stderr)
         print(f"cuda_l1_audit: {len(todo) - len(refused)} of {len(todo)} problems imported under "
               f"{os.path.join(a.work, 'tasks')}")
-        return None
+        return None, 0
     out = open(res_path, "a")
 
     def record(r, **kw):
@@ -271,7 +273,7 @@ def main():
         return
     if not a.build:
         ap.error("BUILD is required")
-    doc, rc = audit(a) or (None, 0)
+    doc, rc = audit(a)
     if doc is None:  # --import-only
         return
     text = json.dumps(doc, indent=1)

@@ -39,8 +39,11 @@ def by_task(con, run_id, first, last):
     return dict(sorted(out.items()))
 
 
-def probe_fields(e):
-    return {k: e.get(k) for k in ("round", "n_samples", "success_rate", "reward_mean", "speedup_mean")}
+PROBE_KEYS = ("round", "n_samples", "success_rate", "reward_mean", "speedup_mean")
+
+
+def probe_fields(e, more=()):
+    return {k: e.get(k) for k in PROBE_KEYS + more}
 
 
 def main():
@@ -92,9 +95,7 @@ def main():
         },
         # --grpo-probe: the same prompts and sampling seed before round 0 (round null) and after
         # each round, so first against last differs only by the model
-        "grpo_probe": {"evals": [{k: e.get(k) for k in ("round", "n_samples", "success_rate", "reward_mean",
-                                                         "speedup_mean", "speedup_best", "verdicts")}
-                                 for e in probes],
+        "grpo_probe": {"evals": [probe_fields(e, ("speedup_best", "verdicts")) for e in probes],
                        "first": probe_fields(probes[0]) if probes else None,
                        "last": probe_fields(probes[-1]) if len(probes) > 1 else None},
         "rollouts_in_store": {"n": rollouts[0], "passed": rollouts[1] or 0},
