@@ -91,11 +91,13 @@ static int entry_of(const cJSON *book, const char *path, const char *task, cl1_r
   return 0;
 }
 
-static int open_locked(const char *path, int *fd, cl1_err *err) {
+/* how is LOCK_EX for a read-modify-write, LOCK_SH for a read: a burst of answers from the store
+ * reads the statistics at once, while a record (in place, under LOCK_EX) waits for them */
+static int open_locked(const char *path, int how, int *fd, cl1_err *err) {
   *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (*fd < 0) return cl1_err_set(err, "%s: %s", path, strerror(errno));
   /* evaluations of one run may finish together: one read-modify-write at a time */
-  if (flock(*fd, LOCK_EX)) {
+  if (flock(*fd, how)) {
     close(*fd);
     return cl1_err_set(err, "%s: cannot lock: %s", path, strerror(errno));
   }
@@ -105,7 +107,7 @@ static int open_locked(const char *path, int *fd, cl1_err *err) {
 int cl1_reward_file_get(const char *path, const char *task, cl1_reward_stats *s, double *best,
                         cl1_err *err) {
   int fd;
-  if (open_locked(path, &fd, err)) return -1;
+  if (open_locked(path, LOCK_SH, &fd, err)) return -1;
   cJSON *book = book_read(fd, path, err);
   int rc = book ? entry_of(book, path, task, s, best, err) : -1;
   cJSON_Delete(book);
@@ -116,7 +118,7 @@ int cl1_reward_file_get(const char *path, const char *task, cl1_reward_stats *s,
 int cl1_reward_file_record(const char *path, const char *task, const cl1_reward_cfg *c,
                            const char *verdict, double speedup, double *norm, cl1_err *err) {
   int fd;
-  if (open_locked(path, &fd, err)) return -1;
+  if (open_locked(path, LOCK_EX, &fd, err)) return -1;
   int rc = -1;
   cJSON *book = book_read(fd, path, err);
   cl1_reward_stats s;

@@ -123,17 +123,65 @@ int cl1_store_bad(cl1_store *s, cl1_err *err, const char *op, const char *fmt, .
   return cl1_err_set(err, "store %s: %s: %s", s->path, op, what);
 }
 
+/* The kept statement for sql, marked busy; NULL when none is free (caller holds cache_mu). */
+static sqlite3_stmt *cache_take(cl1_store *s, const char *sql) {
+  for (int i = 0; i < s->n_cached; i++) {
+    cl1_store_cached *c = &s->cache[i];
+    if (!c->busy && !strcmp(c->sql, sql)) {
+      c->busy = true;
+      return c->st;
+    }
+  }
+  return NULL;
+}
+
+/* Keeps a new statement when there is room; a text already kept (busy: a nested use) is not
+ * kept twice. */
+static void cache_keep(cl1_store *s, const char *sql, sqlite3_stmt *st) {
+  if (s->n_cached == CL1_STORE_CACHE_CAP) return;
+  for (int i = 0; i < s->n_cached; i++)
+    if (!strcmp(s->cache[i].sql, sql)) return;
+  char *copy = strdup(sql);
+  if (!copy) return;
+  s->cache[s->n_cached++] = (cl1_store_cached){.sql = copy, .st = st, .busy = true};
+}
+
 int cl1_store_prep(cl1_store *s, const char *sql, sqlite3_stmt **st, const char *op,
                    cl1_err *err) {
-  *st = NULL;
-  if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+  pthread_mutex_lock(&s->cache_mu);
+  *st = cache_take(s, sql);
+  pthread_mutex_unlock(&s->cache_mu);
+  if (*st) return 0;
+  if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK) {
     cl1_store_fail(s, err, op);
     sqlite3_finalize(*st);
     *st = NULL;
     return -1;
   }
   assert(*st);
+  pthread_mutex_lock(&s->cache_mu);
+  cache_keep(s, sql, *st);
+  pthread_mutex_unlock(&s->cache_mu);
   return 0;
+}
+
+void cl1_store_done(cl1_store *s, sqlite3_stmt *st) {
+  if (!st) return;
+  pthread_mutex_lock(&s->cache_mu);
+  for (int i = 0; i < s->n_cached; i++) {
+    cl1_store_cached *c = &s->cache[i];
+    if (c->st == st) {
+      assert(c->busy && "a kept statement done twice");
+      /* reset ends its read: a kept statement must not hold a snapshot or a lock */
+      sqlite3_reset(st);
+      sqlite3_clear_bindings(st);
+      c->busy = false;
+      pthread_mutex_unlock(&s->cache_mu);
+      return;
+    }
+  }
+  pthread_mutex_unlock(&s->cache_mu);
+  sqlite3_finalize(st);
 }
 
 int cl1_store_row(cl1_store *s, sqlite3_stmt *st, const char *op, cl1_err *err) {
@@ -176,7 +224,7 @@ static int query_v(cl1_store *s, sqlite3_stmt **st, const char *op, cl1_err *err
   if (cl1_store_prep(s, sql, st, op, err)) return -1;
   if (bind_args(*st, types, ap) != SQLITE_OK) {
     cl1_store_fail(s, err, op);
-    sqlite3_finalize(*st);
+    cl1_store_done(s, *st);
     *st = NULL;
     return -1;
   }
@@ -201,7 +249,7 @@ int cl1_store_write(cl1_store *s, const char *op, cl1_err *err, const char *sql,
   va_end(ap);
   if (rc) return -1;
   rc = cl1_store_row(s, st, op, err);
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   assert(rc != 1 && "a write statement returned a row");
   return rc ? -1 : 0;
 }
@@ -209,7 +257,7 @@ int cl1_store_write(cl1_store *s, const char *op, cl1_err *err, const char *sql,
 int cl1_store_one_id(cl1_store *s, sqlite3_stmt *st, const char *op, int64_t *v, cl1_err *err) {
   int r = cl1_store_row(s, st, op, err);
   *v = r == 1 ? sqlite3_column_int64(st, 0) : 0;
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   return r < 0 ? -1 : 0;
 }
 
@@ -277,7 +325,7 @@ int cl1_store_version(cl1_store *s, int *version, cl1_err *err) {
     return -1;
   int r = cl1_store_row(s, st, op, err);
   int has_meta = r == 1 && sqlite3_column_int(st, 0) > 0;
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   if (r != 1) return r < 0 ? -1 : cl1_store_bad(s, err, op, "no count");
   if (!has_meta) return 0;
   if (cl1_store_prep(s, "SELECT value FROM meta WHERE key='schema_version'", &st, op, err))
@@ -286,7 +334,7 @@ int cl1_store_version(cl1_store *s, int *version, cl1_err *err) {
   int rc = r < 0 ? -1 : 0;
   if (r == 0) rc = cl1_store_bad(s, err, op, "the meta table has no schema_version");
   if (r == 1) rc = parse_version(s, (const char *)sqlite3_column_text(st, 0), version, err);
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   return rc;
 }
 
@@ -299,7 +347,7 @@ static int check_empty(cl1_store *s, cl1_err *err) {
     return -1;
   int r = cl1_store_row(s, st, op, err);
   int n = r == 1 ? sqlite3_column_int(st, 0) : 0;
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   if (r < 0) return -1;
   if (n > 0)
     return cl1_err_set(err,
@@ -371,12 +419,12 @@ static int configure(cl1_store *s, cl1_err *err) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &st, NULL) != SQLITE_OK) {
     first_failure(s, err);
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
     return -1;
   }
   if (sqlite3_step(st) != SQLITE_ROW) {
     first_failure(s, err);
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
     return -1;
   }
   const char *mode = (const char *)sqlite3_column_text(st, 0);
@@ -385,7 +433,7 @@ static int configure(cl1_store *s, cl1_err *err) {
   if (!ok)
     cl1_err_set(err, "store %s: journal mode is '%s', not WAL (a file system without shared "
                      "memory?)", s->path, mode ? mode : "?");
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   if (!ok) return -1;
   if (cl1_store_exec(s, "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL", "set pragmas", err))
     return -1;
@@ -413,6 +461,11 @@ int cl1_store_open(const char *path, cl1_store **out, cl1_err *err) {
     free(s);
     return cl1_err_set(err, "store %s: cannot create its mutex", path);
   }
+  if (pthread_mutex_init(&s->cache_mu, NULL)) {
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+    return cl1_err_set(err, "store %s: cannot create its mutex", path);
+  }
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
   int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
   if (rc != SQLITE_OK) {
@@ -431,11 +484,17 @@ int cl1_store_open(const char *path, cl1_store **out, cl1_err *err) {
 
 void cl1_store_close(cl1_store *s) {
   if (!s) return;
+  for (int i = 0; i < s->n_cached; i++) {
+    assert(!s->cache[i].busy && "a statement still in use at close");
+    sqlite3_finalize(s->cache[i].st);
+    free(s->cache[i].sql);
+  }
   /* _v2: a statement a report query left unfinalized delays the close instead of failing it */
   int rc = sqlite3_close_v2(s->db);
   assert(rc == SQLITE_OK);
   (void)rc;
   pthread_mutex_destroy(&s->mu);
+  pthread_mutex_destroy(&s->cache_mu);
   free(s);
 }
 
@@ -525,7 +584,7 @@ int cl1_store_run_get(cl1_store *s, int64_t run_id, cl1_store_run *out, cl1_err 
         if (cl1_store_col_dup(st, i, f[i])) rc = cl1_store_bad(s, err, op, "out of memory");
       out->id = run_id;
     }
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   if (rc) cl1_store_run_free(out);
@@ -619,7 +678,7 @@ int cl1_store_round_status(cl1_store *s, int64_t run_id, const char *task_id, in
       const char *t = (const char *)sqlite3_column_text(st, 1);
       cl1_strcpy(status, 16, t ? t : "");
     }
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   return rc;
@@ -680,7 +739,7 @@ int cl1_store_baseline_get(cl1_store *s, const char *task_id, const char *shapes
     const unsigned char *g = sqlite3_column_text(st, 3);
     snprintf(out->gpu, sizeof out->gpu, "%s", g ? (const char *)g : "");
   }
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   cl1_store_unlock(s);
   return r < 0 ? -1 : 0;
 }

@@ -121,7 +121,7 @@ int cl1_store_solution_source(cl1_store *s, int64_t sol_id, char **source, cl1_e
       rc = cl1_store_bad(s, err, op, "solution %" PRId64 " is not in the store", sol_id);
     if (r == 1 && cl1_store_col_dup(st, 0, source))
       rc = cl1_store_bad(s, err, op, "out of memory");
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   return rc;
@@ -265,7 +265,7 @@ static int read_sample(cl1_store *s, const char *op, int64_t sample_id, sample_r
              ? cl1_store_bad(s, err, op, "out of memory")
              : 0;
   }
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   if (rc) sample_row_free(r);
   return rc ? -1 : 0;
 }
@@ -328,7 +328,7 @@ int cl1_store_samples_count(cl1_store *s, int64_t round_id, int *n_total, int *n
       *n_total = sqlite3_column_int(st, 0);
       *n_pending = sqlite3_column_int(st, 1);
     }
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   return rc;
@@ -382,7 +382,7 @@ int cl1_store_samples_pending(cl1_store *s, int64_t run_id, cl1_store_pending **
     if (cl1_store_col_dup(st, 3, &p->task_id) || cl1_store_col_dup(st, 4, &p->code))
       rc = cl1_store_bad(s, err, op, "out of memory");
   }
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   cl1_store_unlock(s);
   if (rc) {
     cl1_store_pending_free(v, k);
@@ -421,7 +421,7 @@ int cl1_store_best(cl1_store *s, const char *task_id, const char *backend, const
       *sol_id = sqlite3_column_int64(st, 0);
       *speedup = sqlite3_column_double(st, 1);
     }
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   return rc;
@@ -466,7 +466,7 @@ int cl1_store_successes(cl1_store *s, const char *task_id, const char *backend,
     p->speedup = sqlite3_column_double(st, 1);
     if (cl1_store_col_dup(st, 2, &p->source)) rc = cl1_store_bad(s, err, op, "out of memory");
   }
-  sqlite3_finalize(st);
+  cl1_store_done(s, st);
   cl1_store_unlock(s);
   if (rc) {
     cl1_store_successes_free(v, k);
@@ -503,7 +503,7 @@ int cl1_store_policy_tally(cl1_store *s, int64_t run_id, const char *policy,
                   &out->evaluated,  &out->executable, &out->correct,   &out->faster};
       for (int i = 0; i < 8; i++) *f[i] = sqlite3_column_int(st, i);
     }
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   return rc;

@@ -125,7 +125,7 @@ int cl1_store_score_find(cl1_store *s, const char *task_id, const char *backend,
       if (reward_speedup) *reward_speedup = sqlite3_column_double(st, 3);
       if (cl1_store_col_dup(st, 2, result_json)) rc = cl1_store_bad(s, err, op, "out of memory");
     }
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   return rc;

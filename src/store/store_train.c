@@ -61,7 +61,7 @@ int cl1_store_train_run_get(cl1_store *s, int64_t run_id, cl1_store_train_run *o
     for (int i = 0; r == 1 && i < 7 && !rc; i++)
       if (cl1_store_col_dup(st, i, f[i])) rc = cl1_store_bad(s, err, op, "out of memory");
     out->id = run_id;
-    sqlite3_finalize(st);
+    cl1_store_done(s, st);
   }
   cl1_store_unlock(s);
   if (rc) cl1_store_train_run_free(out);
