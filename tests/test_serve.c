@@ -1119,6 +1119,13 @@ static void test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py(void
   cJSON_AddItemToArray(a, kb_item(1, "completion", kb_reply, "kernelbench"));
   cJSON_AddItemToArray(a, kb_item(2, "code", raw, "kernelbench"));
   cJSON_AddItemToArray(a, kb_item(3, "completion", c_reply, "cabi"));
+  /* a crash deep in its own calls: the feedback ends with the exception, not the traceback's
+     head (a policy is shown the cause) */
+  static const char deep[] = "import torch\nimport torch.nn as nn\n\n\ndef f(x, n):\n"
+                             "    if n == 0:\n        raise ValueError('the cause, named: 4711')\n"
+                             "    return f(x, n - 1)\n\n\nclass ModelNew(nn.Module):\n"
+                             "    def forward(self, x):\n        return f(x, 12)\n";
+  cJSON_AddItemToArray(a, kb_item(4, "code", deep, "kernelbench"));
   char *body = cJSON_PrintUnformatted(d);
   cJSON_Delete(d);
   resp r;
@@ -1137,6 +1144,10 @@ static void test_kernelbench_items_are_parsed_for_modelnew_and_scored_as_py(void
   }
   /* the same C reply in the C ABI (the default format, named here) is code and passes */
   assert_string_equal(str(cJSON_GetArrayItem(res, 3), "verdict"), "pass");
+  const cJSON *deep_r = cJSON_GetArrayItem(res, 4);
+  assert_string_equal(str(deep_r, "verdict"), "crash");
+  if (!strstr(str(deep_r, "feedback"), "ValueError: the cause, named: 4711"))
+    fail_msg("feedback without the exception: %s", str(deep_r, "feedback"));
   cJSON_Delete(doc);
   free(r.body);
   expect_400("{\"items\":[{\"id\":1,\"task\":\"" TASK "\",\"code\":\"x\",\"format\":\"python\"}]}",

@@ -26,13 +26,15 @@ import traceback
 
 import torch
 
+from cudal1 import pyinit
+
 _DT = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
        "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8, "bool": torch.bool}
 _CAI = {"f32": "<f4", "f16": "<f2", "bf16": "<V2", "f64": "<f8", "i32": "<i4", "i64": "<i8",
         "u8": "|u1", "bool": "|b1"}
 
 _S = {"spec": None, "cls": None, "model": None, "views": {}, "flags0": None, "changed": set(),
-      "ext_calls": 0, "exts": 0, "error": ""}
+      "ext_calls": 0, "exts": 0, "error": "", "ref_cls": None, "pseed": None, "pvariant": ""}
 
 
 # -- numerics flags ---------------------------------------------------------------------------
@@ -270,18 +272,44 @@ def _stream(ptr):
     return torch.cuda.stream(s)
 
 
+def params(seed, variant):
+    """The params set's seed and variant (the worker's PARAMS, before setup): a KernelBench-format
+    task's module is constructed under them (pyinit.py)."""
+    _S["pseed"], _S["pvariant"] = seed, variant
+    return ""
+
+
+def _constructed(spec, args, kwargs, dev):
+    """A KernelBench-format task's module under the set's seed; a candidate's ModelNew also gets
+    the reference Model's values where its state maps onto them (pyinit.py says why)."""
+    seed = _S["pseed"] if _S["pseed"] is not None else int(spec.get("seed", 0))
+    off = _S["pvariant"] == "off_default"
+    train = spec.get("train_mode", False)
+    model = pyinit.construct(_S["cls"], args, kwargs, seed, off, dev, train)
+    if _S["ref_cls"] is not None:
+        # on the CPU: its values are only compared and copied, and the GPU holds one model
+        ref = pyinit.construct(_S["ref_cls"], args, kwargs, seed, off, "cpu", train)
+        pyinit.align(model, ref, spec.get("params", []))
+        del ref
+    return model
+
+
 def setup(params, stream=0):
     """Builds the module for one params set (a new one per set, as cl1_setup is called)."""
     try:
         spec = _S["spec"]
         args, kwargs = _init_args(spec)
-        torch.manual_seed(int(spec.get("seed", 0)))
         dev = "cuda" if spec.get("device") == "cuda" else "cpu"
-        model = _S["cls"](*args, **kwargs).to(dev)
-        if not spec.get("train_mode", False):
-            model.eval()
-        with _stream(stream):
-            _map_params(model, [_view(p) for p in params], spec.get("params", []))
+        if spec.get("construct"):
+            with _stream(stream):
+                model = _constructed(spec, args, kwargs, dev)
+        else:
+            torch.manual_seed(int(spec.get("seed", 0)))
+            model = _S["cls"](*args, **kwargs).to(dev)
+            if not spec.get("train_mode", False):
+                model.eval()
+            with _stream(stream):
+                _map_params(model, [_view(p) for p in params], spec.get("params", []))
         _S["model"] = model
         _note_numerics()
         return ""
@@ -357,6 +385,7 @@ def prepare(spec_json):
     failure is noted on stderr and left for the candidate's run to meet."""
     try:
         spec = json.loads(spec_json)
+        _prepare_reference(spec)
         td = spec.get("triton_dir")
         if spec.get("device") != "cuda" or not td or not os.path.isdir(td):
             return ""
@@ -370,6 +399,20 @@ def prepare(spec_json):
     except BaseException as e:  # noqa: BLE001 — Triton's, not the candidate's: noted, left
         sys.stderr.write(f"pysol: preparing Triton: {type(e).__name__}: {str(e)[:300]}\n")
     return ""
+
+
+def _prepare_reference(spec):
+    """A candidate's worker on a KernelBench-format task: the task's Model class (trusted, the
+    task's own file), imported before the sandbox and before any candidate code, for the values
+    ModelNew's state is aligned to (pyinit.align)."""
+    if not spec.get("construct") or not spec.get("ref_file"):
+        return
+    try:
+        mod = import_file(spec["ref_file"], "cl1_reference")
+        _S["ref_cls"] = getattr(mod, spec.get("ref_class", "Model"))
+    except BaseException as e:  # noqa: BLE001 — noted; ModelNew then keeps its own construction
+        sys.stderr.write(f"pysol: the task's reference for aligning ModelNew: "
+                         f"{type(e).__name__}: {str(e)[:300]}\n")
 
 
 def preload(threads=1):

@@ -92,6 +92,15 @@ char *cl1_judge_py_spec(const cl1_pass *p, int k) {
   for (int i = 0; i < p->inst->n_params; i++)
     cJSON_AddItemToArray(names, cJSON_CreateString(p->inst->params[i].name));
   add_init(m, p);
+  if (p->task->py) {
+    /* KernelBench's contract: both modules constructed under the params set's seed, a
+       candidate's aligned to the task's Model where its state maps (python/cudal1/pyinit.py) */
+    cJSON_AddBoolToObject(m, "construct", true);
+    if (k && p->ref_py && p->ref_py[0]) {
+      cJSON_AddStringToObject(m, "ref_file", p->ref_py);
+      cJSON_AddStringToObject(m, "ref_class", p->task->py_class);
+    }
+  }
   char *s = cJSON_PrintUnformatted(m);
   cJSON_Delete(m);
   return s;

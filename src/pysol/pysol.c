@@ -20,9 +20,11 @@ typedef int (*setup_fn)(const cl1_call *, void **);
 typedef int (*fwd_fn)(const cl1_call *);
 typedef void (*down_fn)(void *);
 typedef const char *(*report_fn)(void);
+typedef int (*params_fn)(uint64_t, const char *);
 
 static struct {
   load_fn load, prepare;
+  params_fn params;
   setup_fn setup;
   fwd_fn forward;
   down_fn teardown;
@@ -65,6 +67,7 @@ CL1_EXPORT int cl1_ops_preload(void) {
   init_fn init = (init_fn)(uintptr_t)sym(lib, "cl1_pyrt_init", &missing);
   g_rt.load = (load_fn)(uintptr_t)sym(lib, "cl1_pyrt_load", &missing);
   g_rt.prepare = (load_fn)(uintptr_t)sym(lib, "cl1_pyrt_prepare", &missing);
+  g_rt.params = (params_fn)(uintptr_t)sym(lib, "cl1_pyrt_params", &missing);
   g_rt.setup = (setup_fn)(uintptr_t)sym(lib, "cl1_pyrt_setup", &missing);
   g_rt.teardown = (down_fn)(uintptr_t)sym(lib, "cl1_pyrt_teardown", &missing);
   g_rt.report = (report_fn)(uintptr_t)sym(lib, "cl1_pyrt_report", &missing);
@@ -90,6 +93,12 @@ CL1_EXPORT int cl1_py_load(const char *spec, char *msg, size_t n) {
     return -1;
   }
   return g_rt.load(spec, msg, n);
+}
+
+/* The params set's seed and variant, before cl1_setup: a KernelBench-format task's module is
+ * constructed under them (python/cudal1/pyinit.py). */
+CL1_EXPORT int cl1_py_params(uint64_t seed, const char *variant) {
+  return g_rt.params ? g_rt.params(seed, variant) : -1;
 }
 
 CL1_EXPORT const char *cl1_py_report(void) { return g_rt.report ? g_rt.report() : NULL; }

@@ -6,6 +6,7 @@
  * "" or an error text. */
 #define Py_LIMITED_API 0x030a0000
 #include <Python.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,12 @@ int cl1_pyrt_prepare(const char *spec, char *msg, size_t n) {
 
 int cl1_pyrt_load(const char *spec, char *msg, size_t n) {
   return call("load", Py_BuildValue("(s)", spec), msg, n);
+}
+
+int cl1_pyrt_params(uint64_t seed, const char *variant) {
+  char msg[256];
+  return call("params", Py_BuildValue("(Ks)", (unsigned long long)seed, variant ? variant : ""),
+              msg, sizeof msg) ? -1 : 0;
 }
 
 int cl1_pyrt_setup(const cl1_call *c, void **state) {

@@ -446,6 +446,15 @@ static void head_lines(char *out, size_t n, const char *text, int lines) {
   out[k] = 0;
 }
 
+/* The last bytes of text (at most n - 1), from a line's start where one begins within them: a
+ * crash's cause is at the end of its log (a Python traceback's last line), not at its head. */
+static const char *tail_from_line(const char *text, size_t n) {
+  size_t len = strlen(text);
+  if (len < n) return text;
+  const char *p = text + len - (n - 1), *nl = strchr(p, '\n');
+  return nl && nl[1] ? nl + 1 : p;
+}
+
 /* What a multi-turn policy would be shown: the compiler's first lines, the first mismatch (the
  * judge's message names it), or the timing line. */
 static void feedback(const cl1_eval_result *r, char *out, size_t n) {
@@ -459,7 +468,7 @@ static void feedback(const cl1_eval_result *r, char *out, size_t n) {
   } else {
     char tail[300] = "";
     if (r->cand_log[0] && (!strcmp(r->verdict, "crash") || !strcmp(r->verdict, "timeout")))
-      snprintf(tail, sizeof tail, "\noutput: %.280s", r->cand_log);
+      snprintf(tail, sizeof tail, "\noutput: %.280s", tail_from_line(r->cand_log, 281));
     snprintf(out, n, "%s: %.700s%s", r->verdict, r->message, tail);
   }
 }

@@ -63,6 +63,7 @@ typedef struct {
   char *so_path;         /* SETUP names the solution; LOAD maps it */
   char *py_spec;         /* SETUP's "py": a PyTorch module the solution (libcl1py) runs */
   const char *(*py_report)(void); /* libcl1py's report: numerics flags, extension calls */
+  int (*py_params)(uint64_t, const char *); /* libcl1py's: the params set's seed and variant */
   void *ops_lib;         /* the op library, preloaded at OPEN or SETUP */
 } worker;
 
@@ -294,6 +295,7 @@ static int load_python(worker *w, cl1_err *err) {
     return cl1_err_set(err, "the solution library %s has no cl1_py_load", w->so_path);
   }
   w->py_report = (const char *(*)(void))(uintptr_t)dlsym(w->lib, "cl1_py_report");
+  w->py_params = (int (*)(uint64_t, const char *))(uintptr_t)dlsym(w->lib, "cl1_py_params");
   char msg[1024] = "";
   if (load(w->py_spec, msg, sizeof msg)) return cl1_err_set(err, "%s", msg);
   return 0;
@@ -350,6 +352,9 @@ static int do_params(worker *w, const cJSON *m, cJSON *out, cl1_err *err) {
   if (w->dev.sync(&w->dev, err)) return -1;
   int rc = 0;
   w->call.state = NULL;
+  /* a PyTorch module: constructed under the set's seed on a KernelBench-format task */
+  if (w->py_params && w->py_params(seed, cl1_variant_name(variant_of(m))))
+    return cl1_err_set(err, "the Python runtime refused the params set's seed");
   if (w->setup) {
     rc = w->setup(&w->call, &w->state);
     w->have_state = true;

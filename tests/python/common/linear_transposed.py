@@ -1,4 +1,5 @@
-# keeps the weight transposed: no mapping of the task's params fits, refused with both lists
+# keeps the weight transposed and never initialises it: no mapping of the task's params fits, so it
+# keeps what its own construction gave (torch.empty) and its outputs are wrong
 import torch
 import torch.nn as nn
 
