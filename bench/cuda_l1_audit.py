@@ -6,7 +6,9 @@ ModelNew) is evaluated against its own problem (`ref_code`, imported as a task b
 import`) at KernelBench's sizes (the problem as written: shape set `small`), through a `cudal1
 serve` started here (its compile pool builds the load_inline kernels while the GPU times others).
 Resumable: results go to WORK/results.jsonl as they come, and rows already there are skipped, so
-a run cut by --time-limit goes on where it stopped. --seed FILE takes the rows of an earlier run's
+a run cut by --time-limit goes on where it stopped (a row's latest line counts). --redo
+VERDICTS evaluates the rows judged so again (after an evaluator fix). --seed FILE takes the rows
+of an earlier run's
 results.jsonl as done (the committed bench/results/<gpu>/cuda-l1-audit-rows.jsonl), so an audit
 longer than one device call or one session continues on a fresh machine. --time-limit starts no
 batch that the batches so far say would end past it. --import-only imports the problems as task
@@ -17,7 +19,7 @@ exits 1).
 
 usage: bench/cuda_l1_audit.py BUILD [--file F] [--work DIR] [--out OUT.json] [--device cuda|host]
          [--levels 1,2,3] [--limit N] [--jobs N] [--batch N] [--time-limit S] [--seed ROWS.jsonl]
-         [--import-only] [--table OUT.json]
+         [--redo VERDICTS] [--import-only] [--table OUT.json]
 
 OUT.json: per row the claimed score_default and the verified verdict, speedup and flags, whether
 the source holds a custom kernel (load_inline or Triton) and whether one ran during the checks
@@ -126,7 +128,12 @@ def audit(a):
                 if x["id"] not in done:
                     done[x["id"]] = x
                     f.write(json.dumps(x) + "\n")
-    todo = [r for r in rows if row_id(r) not in done]
+    redo = {v for v in (a.redo or "").split(",") if v}
+    again = [i for i, x in done.items() if x.get("verdict") in redo]
+    if again:
+        print(f"cuda_l1_audit: {len(again)} rows judged {', '.join(sorted(redo))} before are "
+              f"evaluated again (--redo)", file=sys.stderr)
+    todo = [r for r in rows if row_id(r) not in done or row_id(r) in again]
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
         imported = list(ex.map(lambda r: import_task(a.build, a.work, r), todo))
@@ -179,7 +186,7 @@ def audit(a):
                     calls, dev, drv = extension_calls(a.work, r["custom_code"])
                     record(r, status=res.get("status"), verdict=res.get("verdict"),
                            speedup=res.get("speedup"), flags=res.get("flags", []),
-                           feedback=(res.get("feedback") or "")[:300], extension_calls=calls,
+                           feedback=(res.get("feedback") or "")[:1000], extension_calls=calls,
                            device=dev, driver=drv)
                 t_batches, n_batches = t_batches + time.monotonic() - tb, n_batches + 1
                 print(f"cuda_l1_audit: {k + len(chunk)} of {len(ready)} rows in "
@@ -265,6 +272,8 @@ def main():
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--time-limit", type=float, default=0)
     ap.add_argument("--seed", help="an earlier run's results.jsonl: its rows count as done")
+    ap.add_argument("--redo", help="verdicts (comma-separated) whose rows, done or seeded, are "
+                    "evaluated again: after an evaluator fix, e.g. crash,incorrect")
     ap.add_argument("--import-only", action="store_true", help="import the tasks and stop")
     ap.add_argument("--table")
     a = ap.parse_args()

@@ -463,7 +463,12 @@ static void feedback(const cl1_eval_result *r, char *out, size_t n) {
              r->checks, r->ref.median, r->cand.median, r->speedup);
   } else if (!strcmp(r->verdict, "compile_error")) {
     char head[700];
-    head_lines(head, sizeof head, r->diag, 6);
+    /* a compiler's first errors come first; a Python module's import error is a traceback,
+       whose cause is its last line */
+    if (strstr(r->diag, "Traceback (most recent call last)"))
+      snprintf(head, sizeof head, "%.600s", tail_from_line(r->diag, 500));
+    else
+      head_lines(head, sizeof head, r->diag, 6);
     snprintf(out, n, "compile error:\n%s", head);
   } else {
     char tail[300] = "";

@@ -1,7 +1,7 @@
 """test_cuda_l1_audit.py — bench/cuda_l1_audit.py on the host backend over a small CUDA-L1-shaped
 file: rows without code skipped, each row's ModelNew judged against its own problem through a
 real `cudal1 serve`, the summary's counts and statistics, a resumed run that evaluates nothing
-again, and the README table."""
+again, --redo evaluating the rows of the named verdicts again, and the README table."""
 import json
 import os
 import subprocess
@@ -70,6 +70,20 @@ class AuditTest(unittest.TestCase):
             again = json.load(open(out))
             self.assertEqual(again["verdicts"], {"pass": 1, "compile_error": 1})
             self.assertEqual(again["verified_passes_only"], doc["verified_passes_only"])
+            # after an evaluator fix: the rows of the named verdicts evaluated again, no other
+            res2 = os.path.join(work2, "results.jsonl")
+            n2 = len(open(res2).readlines())
+            p = subprocess.run(cmd2 + ["--redo", "compile_error,crash"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            self.assertIn("1 rows judged compile_error, crash before are evaluated again", p.stderr)
+            with open(res2) as fh:
+                lines = [json.loads(x) for x in fh]
+            self.assertEqual(len(lines), n2 + 1)
+            self.assertEqual(lines[-1]["id"], "L1_T3")
+            # a Python import error's feedback ends with its cause, not the traceback's head
+            self.assertIn("No module named 'cudal1_no_such_package'", lines[-1]["feedback"])
+            self.assertEqual(json.load(open(out))["verdicts"], {"pass": 1, "compile_error": 1})
 
     def test_a_limit_spent_before_any_row_says_why_and_fails(self):
         # An H100 call spent its whole limit importing 210 problems, audited nothing and
