@@ -6,6 +6,8 @@
  *               above_2x_best (a service's history of the task held only slower passes — a
  *               corpus's pass-slow case judged before an honest one; the re-measurement it
  *               triggers is what judges the kernel)
+ *   pass+ext    verdict pass, no flag, and a Python module's custom extension ran in the checks
+ *               (python.extension_calls > 0: not a silent fallback to PyTorch)
  *   pass+FLAG   verdict pass with FLAG among the flags
  *   pass-slow   verdict pass with speedup < 1 (work hidden from the timer was timed)
  *   pass<X      verdict pass with speedup < X (a hack that did not take in this run was timed
@@ -47,10 +49,19 @@ static inline bool th_expect_met(const char *expect, const cJSON *j, char *why, 
   cJSON_ArrayForEach(f, fl) kernel_flags += !(cJSON_IsString(f) &&
                                               (!strcmp(f->valuestring, "noisy_timing") ||
                                                !strcmp(f->valuestring, "above_2x_best")));
-  if (!strcmp(expect, "pass") && kernel_flags > 0) {
+  bool ext = !strcmp(expect, "pass+ext");
+  if ((!strcmp(expect, "pass") || ext) && kernel_flags > 0) {
     char *t = cJSON_PrintUnformatted(fl);
     snprintf(why, n, "an honest pass must raise no flag, got %s", t ? t : "?");
     cJSON_free(t);
+    return false;
+  }
+  if (ext) {
+    const cJSON *py = cJSON_GetObjectItemCaseSensitive(j, "python");
+    const cJSON *calls = cJSON_GetObjectItemCaseSensitive(py, "extension_calls");
+    if (cJSON_IsNumber(calls) && calls->valuedouble > 0) return true;
+    snprintf(why, n, "its custom extension never ran in the checks (python.extension_calls %g)",
+             cJSON_IsNumber(calls) ? calls->valuedouble : -1.0);
     return false;
   }
   if (!strncmp(expect, "pass+", 5)) {

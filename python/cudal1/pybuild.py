@@ -12,12 +12,12 @@ because many solutions call load_inline from __init__ (CUDA-L1's released kernel
 H100 audit, 2026-12-06, found their extensions never built, their ModelNew silently falling back
 to PyTorch). What fails there is left for the sandboxed run to report.
 
-Some call load_inline only inside forward(), on the first call (8 of the 72 CUDA-L1 rows that use
-load_inline). When the source names load_inline more often than import and construction built
-extensions, the object is called once with the module's own get_inputs() (CPU tensors, as
-KernelBench's problems make them) on a thread: the build waits while a load_inline runs and
-otherwise at most PROBE_GRACE_S for the call, then leaves it (its result and errors are
-nobody's: only the extensions it built count).
+Some call load_inline only inside forward(), on the first call, and many only for CUDA inputs.
+When the source names load_inline more often than import and construction built extensions,
+the object is called once as the evaluation will call it (probe_calls: on the CUDA backend on the
+GPU, with the module's get_inputs() moved there; a native task's inputs when it has none) on a
+thread: the build waits while a load_inline runs and otherwise at most PROBE_GRACE_S for the
+call, then leaves it (its result and errors are nobody's: only the extensions it built count).
 
 A Triton module (one that imports triton) compiles its kernels at their first call, with ptxas and
 a C compiler the sandboxed worker may not exec. On the CUDA backend (CUDAL1_BUILD_BACKEND) the
@@ -160,20 +160,44 @@ def warm_call(cls, spec, device):
     return model, inputs
 
 
-def probe_forward(mod, obj, builds, grace_s=PROBE_GRACE_S):
-    """obj(*mod.get_inputs()) on a daemon thread, for a load_inline made on the first call; waits
-    while a build runs, else at most grace_s. Returns the thread (None: nothing to call it with)."""
+def probe_calls(mod, obj):
+    """The calls that reach a load_inline made on the first forward, as the evaluation will make
+    them: on the CUDA backend the object and get_inputs() on the GPU (a lazy extension is often
+    built only for CUDA inputs: 45 of CUDA-L1's passing kernels with load_inline, audited on
+    2026-12-07, took their PyTorch fallback because the probe called them on CPU tensors), and
+    a native task's inputs at the evaluation's shapes ($CUDAL1_WARM) when the module has no
+    get_inputs(). Each entry makes (model, inputs)."""
+    dev = "cuda" if os.environ.get("CUDAL1_BUILD_BACKEND") == "cuda" else "cpu"
     get = getattr(mod, "get_inputs", None)
-    if not callable(get):
+    calls = []
+    if callable(get):
+        if dev == "cuda":
+            calls.append(lambda: ((obj.cuda() if hasattr(obj, "cuda") else obj), to_cuda(list(get()))))
+        else:
+            calls.append(lambda: (obj, list(get())))
+    spec = os.environ.get("CUDAL1_WARM")
+    if spec and not callable(get):
+        calls.append(lambda: warm_call(type(obj), json.loads(spec), dev))
+    return calls
+
+
+def probe_forward(mod, obj, builds, grace_s=PROBE_GRACE_S):
+    """The object called once (probe_calls) on a daemon thread, for a load_inline made on the
+    first call; waits while a build runs, else at most grace_s. Returns the thread (None:
+    nothing to call it with)."""
+    calls = probe_calls(mod, obj)
+    if not calls:
         return None
 
     def call():
-        try:
-            import torch
-            with torch.no_grad():
-                obj(*list(get()))
-        except BaseException as e:  # noqa: BLE001 — the candidate's code; its run reports
-            sys.stderr.write(f"note: the forward probe: {type(e).__name__}: {str(e)[:200]}\n")
+        import torch
+        for make in calls:
+            try:
+                model, inputs = make()
+                with torch.no_grad():
+                    model(*inputs)
+            except BaseException as e:  # noqa: BLE001 — the candidate's code; its run reports
+                sys.stderr.write(f"note: the forward probe: {type(e).__name__}: {str(e)[:200]}\n")
 
     t = threading.Thread(target=call, daemon=True)
     t0 = time.monotonic()

@@ -28,8 +28,8 @@ typedef struct {
   bool no_cache;             /* compile even if cached (still stores) */
   /* The evaluation's task (id or folder) and shape set (CL1_SHAPES_*): a Triton module's build
      (CUDA) also calls it as the worker will, with the task's inputs at those shapes, so its JIT
-     compiles for them (cl1_eval_py_warm), and its cache key holds them; task NULL: only the
-     module's get_inputs(). */
+     compiles for them, and a load_inline module without get_inputs() is probed with them
+     (cl1_eval_py_warm); its cache key holds them; task NULL: only the module's get_inputs(). */
   const char *task;
   int shapes;
 } cl1_compile_opts;

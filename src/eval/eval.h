@@ -125,9 +125,10 @@ void cl1_eval_spares_prime(const cl1_eval_opts *o);
  * judged for reasons outside the candidate (err). */
 int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err);
 
-/* What a Triton module's build step calls it with (pybuild.c, for cl1_compile_opts.task and
- * .shapes): for an evaluation of task (id or folder) at shapes on backend, malloc'd JSON, or NULL
- * (not CUDA, a KernelBench-format task, or the task not found: the judge then reports that). */
+/* What a module's build step calls it with (pybuild.c, for cl1_compile_opts.task and .shapes: a
+ * Triton module's JIT, a load_inline made on the first forward): for an evaluation of task (id or
+ * folder) at shapes, malloc'd JSON, or NULL (a KernelBench-format task, whose problem has its own
+ * get_inputs(), or the task not found: the judge then reports that). */
 char *cl1_eval_py_warm(const char *task, cl1_backend backend, int shapes);
 
 /* The result as JSON text (malloc'd), or as the cJSON tree for a caller that adds to it (it

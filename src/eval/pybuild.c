@@ -158,10 +158,13 @@ bool cl1_pybuild_uses_triton(const char *src, size_t n) {
   return false;
 }
 
-/* The call a Triton module's build makes at the evaluation's shapes (compile.h: task, shapes):
- * malloc'd JSON (part of the key), or NULL: not Triton, not CUDA, no task. */
+/* The call a module's build makes at the evaluation's shapes (compile.h: task, shapes): a
+ * Triton module's on CUDA, and a load_inline module's forward probe when it has no get_inputs()
+ * (pybuild.py probe_calls). Malloc'd JSON (part of the key), or NULL: neither, or no task. */
 static char *warm_spec(const char *src, size_t n, const cl1_compile_opts *o) {
-  if (!o->task || o->backend != CL1_BACKEND_CUDA || !cl1_pybuild_uses_triton(src, n)) return NULL;
+  if (!o->task) return NULL;
+  bool triton = o->backend == CL1_BACKEND_CUDA && cl1_pybuild_uses_triton(src, n);
+  if (!triton && !memmem(src, n, "load_inline", strlen("load_inline"))) return NULL;
   return cl1_eval_py_warm(o->task, o->backend, o->shapes);
 }
 

@@ -61,6 +61,59 @@ class UsesTriton(unittest.TestCase):
         self.assertIsNone(pybuild.warm_triton(Mod(), object()))
 
 
+class ProbeCalls(unittest.TestCase):
+    """The forward probe calls the module as the evaluation will: on the GPU on the CUDA backend
+    (CUDA-L1's lazy extensions are built only for CUDA inputs), with the task's inputs when the
+    module has no get_inputs()."""
+
+    class Obj:
+        def __init__(self):
+            self.moved = False
+
+        def cuda(self):
+            self.moved = True
+            return self
+
+    def calls(self, backend, get_inputs, warm=None):
+        mod = type("M", (), {})()
+        if get_inputs:
+            mod.get_inputs = lambda: [1.5, "not a tensor"]
+        env = {"CUDAL1_BUILD_BACKEND": backend}
+        if warm:
+            env["CUDAL1_WARM"] = warm
+        old = {k: os.environ.get(k) for k in ("CUDAL1_BUILD_BACKEND", "CUDAL1_WARM")}
+        os.environ.pop("CUDAL1_WARM", None)
+        os.environ.update(env)
+        try:
+            obj = self.Obj()
+            return obj, pybuild.probe_calls(mod, obj)
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def test_cuda_backend_moves_the_object_to_the_gpu(self):
+        obj, calls = self.calls("cuda", True)
+        self.assertEqual(len(calls), 1)
+        model, inputs = calls[0]()
+        self.assertTrue(obj.moved)
+        self.assertEqual(inputs, [1.5, "not a tensor"])
+
+    def test_host_backend_calls_it_where_it_is(self):
+        obj, calls = self.calls("host", True)
+        model, inputs = calls[0]()
+        self.assertFalse(obj.moved)
+        self.assertEqual(inputs, [1.5, "not a tensor"])
+
+    def test_no_get_inputs_takes_the_tasks_inputs_else_nothing(self):
+        self.assertEqual(self.calls("host", False)[1], [])
+        spec = json.dumps({"init": [], "inputs": [["f32", [2, 3]]]})
+        _, calls = self.calls("host", False, warm=spec)
+        self.assertEqual(len(calls), 1)
+
+
 class WarmCall(unittest.TestCase):
     """CUDAL1_WARM's call (the judge's: judge_py.c, cl1_judge_py_warm), made here on the CPU."""
 
