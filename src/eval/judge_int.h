@@ -52,6 +52,7 @@ typedef struct {
   char *ref_key;            /* its pool key (opts.reuse_ref), malloc'd */
   cl1_refpool_info ref_info;
   bool hold;                /* timed calls start behind the hold (both sides, or neither) */
+  bool cand_called;         /* the candidate has answered a call (judge_verify.c call_limit) */
 } cl1_pass;
 
 /* The next secret seed (splitmix64): the candidate sees each one only when it is used. */
