@@ -236,16 +236,23 @@ static cJSON *eval_json(const char *task, const char *sol) {
   return j;
 }
 
-/* The messages a user reads: a mapping refused with both lists, the line of a syntax error. */
+/* The messages a user reads: a mapping refused with both lists (a native task's generated
+ * params; a KernelBench-format task's modules are constructed instead), the line of a syntax
+ * error. */
 static void python_failures_say_why(void **state) {
   (void)state;
-  cJSON *j = eval_json(PROBLEM, "tests/python/common/linear_transposed.py");
+  cJSON *j = eval_json("level1/40_LayerNorm", "tests/python/common/layernorm_unmappable.py");
   assert_str_at(j, "verdict", "crash");
-  assert_str_at(j, "task", "level1/1_Linear_ReLU");
   const cJSON *log = at(j, "candidate_log_tail");
   assert_true(cJSON_IsString(log));
-  assert_non_null(strstr(log->valuestring, "cannot map the task's params ['fc.weight[32, 64]'"));
-  assert_non_null(strstr(log->valuestring, "onto the module's state ['wt[64, 32]'"));
+  assert_non_null(strstr(log->valuestring, "cannot map the task's params ['ln.weight["));
+  assert_non_null(strstr(log->valuestring, "onto the module's state ['gain[1]']"));
+  cJSON_Delete(j);
+  /* the same kind of ModelNew on a KernelBench-format task: constructed, no refusal; its
+     uninitialised weight gives wrong outputs */
+  j = eval_json(PROBLEM, "tests/python/common/linear_transposed.py");
+  assert_str_at(j, "verdict", "incorrect");
+  assert_str_at(j, "task", "level1/1_Linear_ReLU");
   cJSON_Delete(j);
   j = eval_json("level1/19_ReLU", "tests/python/common/relu_syntax.py");
   assert_str_at(j, "verdict", "compile_error");
