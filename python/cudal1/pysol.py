@@ -215,24 +215,17 @@ def _fail(what):
 
 
 def _map_params(model, params, names):
-    """The task's params into the module's state: by name, else by order and shape."""
+    """A native task's generated params into the module's state: by name, else by order and shape
+    (pyinit.mapping); refused with both lists when neither fits."""
     sd = model.state_dict()
-    keys = [k for k, v in sd.items() if v.is_floating_point()] if names else []
-    if all(n in sd for n in names):
-        pairs = list(zip(names, params))
-    elif len(keys) == len(params) and all(tuple(sd[k].shape) == tuple(p.shape)
-                                          for k, p in zip(keys, params)):
-        pairs = list(zip(keys, params))
-    else:
+    keys = pyinit.mapping(sd, names, [tuple(p.shape) for p in params])
+    if keys is None:
         raise RuntimeError("cannot map the task's params " +
                            str([f"{n}{list(p.shape)}" for n, p in zip(names, params)]) +
                            " onto the module's state " +
                            str([f"{k}{list(v.shape)}" for k, v in sd.items()]))
     with torch.no_grad():
-        for k, p in pairs:
-            if tuple(sd[k].shape) != tuple(p.shape):
-                raise RuntimeError(f"param {k}: module shape {list(sd[k].shape)}, task shape "
-                                   f"{list(p.shape)}")
+        for k, p in zip(keys, params):
             sd[k].copy_(p)
 
 

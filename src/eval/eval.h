@@ -129,7 +129,7 @@ int cl1_eval_run(const cl1_eval_opts *o, cl1_eval_result *r, cl1_err *err);
  * Triton module's JIT, a load_inline made on the first forward): for an evaluation of task (id or
  * folder) at shapes, malloc'd JSON, or NULL (a KernelBench-format task, whose problem has its own
  * get_inputs(), or the task not found: the judge then reports that). */
-char *cl1_eval_py_warm(const char *task, cl1_backend backend, int shapes);
+char *cl1_eval_py_warm(const char *task, int shapes);
 
 /* The result as JSON text (malloc'd), or as the cJSON tree for a caller that adds to it (it
  * deletes the tree). */

@@ -56,8 +56,7 @@ char *cl1_judge_py_warm(const cl1_task *t, const cl1_inst *inst) {
   return s;
 }
 
-char *cl1_eval_py_warm(const char *task, cl1_backend backend, int shapes) {
-  (void)backend; /* both: the build step's probe calls a module without get_inputs() with these */
+char *cl1_eval_py_warm(const char *task, int shapes) {
   if (!task) return NULL;
   char dir[4096];
   cl1_err err;

@@ -165,7 +165,7 @@ static char *warm_spec(const char *src, size_t n, const cl1_compile_opts *o) {
   if (!o->task) return NULL;
   bool triton = o->backend == CL1_BACKEND_CUDA && cl1_pybuild_uses_triton(src, n);
   if (!triton && !memmem(src, n, "load_inline", strlen("load_inline"))) return NULL;
-  return cl1_eval_py_warm(o->task, o->backend, o->shapes);
+  return cl1_eval_py_warm(o->task, o->shapes);
 }
 
 static void key_of(const char *src, size_t n, const cl1_compile_opts *o, const char *warm,
