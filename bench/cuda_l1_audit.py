@@ -91,8 +91,9 @@ def start_service(build, work, device, jobs):
     return proc, f"http://127.0.0.1:{m.group(1)}"
 
 
-def extension_calls(work, code):
-    """The evaluation's python.extension_calls and its device, read from the service's store."""
+def extension_facts(work, code):
+    """The evaluation's python object (extension_calls; extension_errors and extension_error:
+    the load_inline calls that got no extension) and its device, read from the service's store."""
     db = sqlite3.connect(os.path.join(work, "audit.db"))
     try:
         row = db.execute("select e.result_json, e.device, e.driver from evaluations e join "
@@ -101,8 +102,8 @@ def extension_calls(work, code):
     finally:
         db.close()
     if not row or not row[0]:
-        return None, "", ""
-    return (json.loads(row[0]).get("python") or {}).get("extension_calls"), row[1], row[2]
+        return {}, "", ""
+    return json.loads(row[0]).get("python") or {}, row[1], row[2]
 
 
 def custom_kernel(code):
@@ -183,11 +184,13 @@ def audit(a):
                 items = [{"id": row_id(r), "task": os.path.basename(d), "code": r["custom_code"],
                           "format": "kernelbench"} for r, d in chunk]
                 for (r, _), res in zip(chunk, client.score_job(items, poll_s=2.0)):
-                    calls, dev, drv = extension_calls(a.work, r["custom_code"])
+                    py, dev, drv = extension_facts(a.work, r["custom_code"])
                     record(r, status=res.get("status"), verdict=res.get("verdict"),
                            speedup=res.get("speedup"), flags=res.get("flags", []),
-                           feedback=(res.get("feedback") or "")[:1000], extension_calls=calls,
-                           device=dev, driver=drv)
+                           feedback=(res.get("feedback") or "")[:1000],
+                           extension_calls=py.get("extension_calls"),
+                           extension_errors=py.get("extension_errors"),
+                           extension_error=py.get("extension_error", ""), device=dev, driver=drv)
                 t_batches, n_batches = t_batches + time.monotonic() - tb, n_batches + 1
                 print(f"cuda_l1_audit: {k + len(chunk)} of {len(ready)} rows in "
                       f"{time.monotonic() - t0:.0f} s", file=sys.stderr)
@@ -233,6 +236,8 @@ def summarize(a, rows, done):
         "verdicts": verdicts, "flags": flags,
         "custom_kernel_in_source": sum(1 for x in per if x["custom_kernel_in_source"]),
         "custom_kernel_ran": sum(1 for x in per if (x.get("extension_calls") or 0) > 0),
+        # a load_inline that got no extension (python.extension_error): the kernel never ran
+        "custom_kernel_not_built": sum(1 for x in per if (x.get("extension_errors") or 0) > 0),
         "verified_failures_as_1": stats([x["speedup"] if x in passed else 1.0 for x in per]),
         "verified_passes_only": stats([x["speedup"] for x in passed]),
         "claimed_score_default": stats(claimed),
@@ -254,7 +259,8 @@ def table(doc):
     lines += ["", "Verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(s["verdicts"].items())),
               "Flags: " + (", ".join(f"{k} {v}" for k, v in sorted(s["flags"].items())) or "none"),
               f"A custom kernel in the source: {s['custom_kernel_in_source']}; one that ran during "
-              f"the checks: {s['custom_kernel_ran']}."]
+              f"the checks: {s['custom_kernel_ran']}; a load_inline that got no extension: "
+              f"{s.get('custom_kernel_not_built', '-')}."]
     return "\n".join(lines)
 
 

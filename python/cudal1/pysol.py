@@ -21,6 +21,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -34,7 +35,8 @@ _CAI = {"f32": "<f4", "f16": "<f2", "bf16": "<V2", "f64": "<f8", "i32": "<i4", "
         "u8": "|u1", "bool": "|b1"}
 
 _S = {"spec": None, "cls": None, "model": None, "views": {}, "flags0": None, "changed": set(),
-      "ext_calls": 0, "exts": 0, "error": "", "ref_cls": None, "pseed": None, "pvariant": ""}
+      "ext_calls": 0, "exts": 0, "ext_errors": [], "error": "", "ref_cls": None, "pseed": None,
+      "pvariant": ""}
 
 
 # -- numerics flags ---------------------------------------------------------------------------
@@ -98,12 +100,41 @@ def _count_calls(mod):
     return mod
 
 
+BUILD_ERROR = "cl1_build_error.txt"  # in an extension's folder: why the build step's build failed
+
+
+def build_error_text(e):
+    """The lines of a failed load_inline that say why (the compiler's "error:" lines, folders
+    dropped, else the exception's last line), at most 400 characters: torch's message holds the
+    whole ninja log."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    errs = [re.sub(r"\S*/", "", ln) for ln in lines if "error:" in ln]
+    if not errs:
+        errs = lines[-1:] or [type(e).__name__]
+    return " | ".join(dict.fromkeys(errs))[:400]
+
+
+def _ext_error(name, why):
+    """An extension the module asked for and did not get, kept for the judge (report): a module
+    that swallows the error and falls back to PyTorch otherwise passes as if its kernel ran."""
+    msg = f"load_inline('{name}') {why}"
+    if len(_S["ext_errors"]) < 4 and msg not in _S["ext_errors"]:
+        _S["ext_errors"].append(msg)
+
+
 def _load_built(name, args, ext_root):
     d = os.path.join(ext_root, ext_key(args))
     so = os.path.join(d, name + ".so")
     if not os.path.exists(so):
-        raise RuntimeError(f"load_inline('{name}'): no built extension at {d} (the build step did "
-                           f"not run this call; extensions are built before the sandboxed run)")
+        failed = os.path.join(d, BUILD_ERROR)
+        if os.path.exists(failed):
+            with open(failed, encoding="utf-8", errors="replace") as f:
+                why = f"did not build ({f.read().strip()})"
+        else:
+            why = ("was not built (the build step never made this call; extensions are built "
+                   "before the sandboxed run)")
+        _ext_error(name, why)
+        raise RuntimeError(f"load_inline('{name}') {why}")
     if not args.get("is_python_module", True):
         torch.ops.load_library(so)
         return so
@@ -138,6 +169,11 @@ def install_ext_hooks(ext_root, build):
         BUILDS["running"] += 1
         try:
             return orig(**kw)
+        except BaseException as e:
+            # the worker says why (_load_built), even when the module swallows the error
+            with open(os.path.join(d, BUILD_ERROR), "w", encoding="utf-8") as f:
+                f.write(build_error_text(e) + "\n")
+            raise
         finally:
             BUILDS["running"] -= 1
             BUILDS["done"] += 1
@@ -345,9 +381,10 @@ def teardown():
 
 
 def report():
-    """What the judge is told (informational): flags changed, extension calls."""
+    """What the judge is told (informational): flags changed, extension calls, extensions asked
+    for and not had."""
     return json.dumps({"numerics_changed": sorted(_S["changed"]), "ext_calls": _S["ext_calls"],
-                       "extensions": _S["exts"]})
+                       "extensions": _S["exts"], "ext_errors": _S["ext_errors"]})
 
 
 def _triton_groups_here(td):

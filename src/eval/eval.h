@@ -100,6 +100,9 @@ typedef struct {
   bool python;                   /* the candidate was a Python module (KernelBench's ModelNew) */
   double py_ext_calls;           /* its custom-extension calls during the checks, as it reported
                                     them (informational: its interpreter counted) */
+  int py_ext_errors;             /* load_inline calls that got no extension (its build failed,
+                                    or the build step never made the call), as it reported */
+  char py_ext_error[420];        /* the first of them, with the compiler's error lines */
 } cl1_eval_result;
 
 void cl1_eval_opts_default(cl1_eval_opts *o);

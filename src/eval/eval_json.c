@@ -98,6 +98,8 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   if (r->python) {
     cJSON *py = cJSON_AddObjectToObject(j, "python");
     cJSON_AddNumberToObject(py, "extension_calls", r->py_ext_calls);
+    cJSON_AddNumberToObject(py, "extension_errors", r->py_ext_errors);
+    if (r->py_ext_errors) cJSON_AddStringToObject(py, "extension_error", r->py_ext_error);
   }
   return j;
 }

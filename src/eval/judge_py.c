@@ -117,4 +117,15 @@ void cl1_judge_py_report(cl1_pass *p, cl1_eval_result *r, const cJSON *cr) {
   r->python = true;
   if (cJSON_IsNumber(calls) && calls->valuedouble > r->py_ext_calls)
     r->py_ext_calls = calls->valuedouble;
+  /* a module that swallows its extension's failure and falls back to PyTorch passes as if its
+     kernel ran: CUDA-L1's released kernels mostly do (the H100 audit of 2026-12-07) */
+  const cJSON *errs = cJSON_GetObjectItemCaseSensitive(py, "ext_errors");
+  int n = cJSON_GetArraySize(errs);
+  if (n > r->py_ext_errors) {
+    const cJSON *first = cJSON_GetArrayItem(errs, 0);
+    r->py_ext_errors = n;
+    if (cJSON_IsString(first))
+      snprintf(r->py_ext_error, sizeof r->py_ext_error, "%s", first->valuestring);
+    cl1_judge_flag(r, "extension_not_built");
+  }
 }

@@ -459,8 +459,10 @@ static const char *tail_from_line(const char *text, size_t n) {
  * judge's message names it), or the timing line. */
 static void feedback(const cl1_eval_result *r, char *out, size_t n) {
   if (!strcmp(r->verdict, "pass")) {
-    snprintf(out, n, "correct on %d checks; reference %.4f ms, candidate %.4f ms: %.3fx",
-             r->checks, r->ref.median, r->cand.median, r->speedup);
+    int k = snprintf(out, n, "correct on %d checks; reference %.4f ms, candidate %.4f ms: %.3fx",
+                     r->checks, r->ref.median, r->cand.median, r->speedup);
+    if (r->py_ext_errors && k > 0 && (size_t)k < n)
+      snprintf(out + k, n - (size_t)k, "\nbut its %s, so its fallback ran", r->py_ext_error);
   } else if (!strcmp(r->verdict, "compile_error")) {
     char head[700];
     /* a compiler's first errors come first; a Python module's import error is a traceback,

@@ -14,6 +14,15 @@ BUILD = os.environ.get("CL1_BUILD", "build")
 PROBLEM = open(os.path.join(ROOT, "tests/python/problems/1_Linear_ReLU.py")).read()
 GOOD = open(os.path.join(ROOT, "tests/python/common/linear_ok.py")).read()
 BROKEN = "import torch.nn as nn\nimport cudal1_no_such_package\nclass ModelNew(nn.Module):\n    pass\n"
+# CUDA-L1's commonest fault: an extension that cannot compile, the error swallowed, PyTorch run
+NO_EXT = GOOD.replace("import torch.nn as nn\n", """import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+try:
+    _ext = load_inline(name="audit_no_ext", cpp_sources="int f() { return undeclared_name; }",
+                       functions=["f"], verbose=False)
+except Exception:
+    _ext = None
+""")
 
 
 class AuditTest(unittest.TestCase):
@@ -25,7 +34,9 @@ class AuditTest(unittest.TestCase):
                     {"level_id": 1, "task_id": 2, "ref_code": PROBLEM, "custom_code": "None",
                      "score_default": None},
                     {"level_id": 1, "task_id": 3, "ref_code": PROBLEM, "custom_code": BROKEN,
-                     "score_default": 5.0}]
+                     "score_default": 5.0},
+                    {"level_id": 1, "task_id": 4, "ref_code": PROBLEM, "custom_code": NO_EXT,
+                     "score_default": 2.0}]
             with open(f, "w") as fh:
                 fh.write("".join(json.dumps(r) + "\n" for r in rows))
             work, out = os.path.join(d, "work"), os.path.join(d, "audit.json")
@@ -34,32 +45,43 @@ class AuditTest(unittest.TestCase):
             # the tasks alone first (a build machine's part): folders, no service, no result
             p = subprocess.run(cmd + ["--import-only"], cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
-            self.assertIn("2 of 2 problems imported", p.stdout)
-            self.assertEqual(sorted(os.listdir(os.path.join(work, "tasks"))), ["L1_T1", "L1_T3"])
+            self.assertIn("3 of 3 problems imported", p.stdout)
+            self.assertEqual(sorted(os.listdir(os.path.join(work, "tasks"))),
+                             ["L1_T1", "L1_T3", "L1_T4"])
             self.assertFalse(os.path.exists(os.path.join(work, "audit.db")))
             self.assertFalse(os.path.exists(out))
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
             doc = json.load(open(out))
-            self.assertEqual(doc["rows_with_code"], 2)
-            self.assertEqual(doc["evaluated"], 2)
-            self.assertEqual(doc["verdicts"], {"pass": 1, "compile_error": 1})
-            self.assertEqual(doc["custom_kernel_in_source"], 0)
-            self.assertEqual(doc["claimed_score_default"]["mean"], 4.0)
-            passed = [r for r in doc["rows"] if r["verdict"] == "pass"][0]
-            self.assertEqual(passed["id"], "L1_T1")
+            self.assertEqual(doc["rows_with_code"], 3)
+            self.assertEqual(doc["evaluated"], 3)
+            self.assertEqual(doc["verdicts"], {"pass": 2, "compile_error": 1})
+            # the extension that never built: a pass, flagged, its compiler error recorded
+            self.assertEqual(doc["custom_kernel_in_source"], 1)
+            self.assertEqual(doc["custom_kernel_ran"], 0)
+            self.assertEqual(doc["custom_kernel_not_built"], 1)
+            no_ext = [r for r in doc["rows"] if r["id"] == "L1_T4"][0]
+            self.assertEqual(no_ext["verdict"], "pass")
+            self.assertIn("extension_not_built", no_ext["flags"])
+            self.assertIn("undeclared_name", no_ext["extension_error"])
+            self.assertIn("so its fallback ran", no_ext["feedback"])
+            self.assertIn("a load_inline that got no extension: 1", p.stdout)
+            self.assertEqual(doc["claimed_score_default"]["mean"], 3.3333)
+            passed = [r for r in doc["rows"] if r["id"] == "L1_T1"][0]
+            self.assertEqual(passed["verdict"], "pass")
             self.assertGreater(passed["speedup"], 0)
             # failures count as 1.0 in one statistic and are left out of the other
-            self.assertEqual(doc["verified_failures_as_1"]["n"], 2)
-            self.assertEqual(doc["verified_passes_only"]["n"], 1)
-            self.assertAlmostEqual(doc["verified_passes_only"]["mean"], round(passed["speedup"], 4))
-            self.assertIn("claimed (score_default) | 2 | 4.0", p.stdout)
+            self.assertEqual(doc["verified_failures_as_1"]["n"], 3)
+            self.assertEqual(doc["verified_passes_only"]["n"], 2)
+            self.assertAlmostEqual(doc["verified_passes_only"]["mean"],
+                                   round((passed["speedup"] + no_ext["speedup"]) / 2, 4), places=3)
+            self.assertIn("claimed (score_default) | 3 | 3.3333", p.stdout)
             # resumed: nothing evaluated again
             n_lines = len(open(os.path.join(work, "results.jsonl")).readlines())
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
             self.assertEqual(len(open(os.path.join(work, "results.jsonl")).readlines()), n_lines)
-            self.assertEqual(json.load(open(out))["verdicts"], {"pass": 1, "compile_error": 1})
+            self.assertEqual(json.load(open(out))["verdicts"], {"pass": 2, "compile_error": 1})
             # a fresh work folder seeded with those rows (another machine, the committed file):
             # nothing evaluated, the same summary
             seed, work2 = os.path.join(work, "results.jsonl"), os.path.join(d, "work2")
@@ -68,7 +90,7 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
             self.assertFalse(os.path.exists(os.path.join(work2, "audit.db")), "a service was started")
             again = json.load(open(out))
-            self.assertEqual(again["verdicts"], {"pass": 1, "compile_error": 1})
+            self.assertEqual(again["verdicts"], {"pass": 2, "compile_error": 1})
             self.assertEqual(again["verified_passes_only"], doc["verified_passes_only"])
             # after an evaluator fix: the rows of the named verdicts evaluated again, no other
             res2 = os.path.join(work2, "results.jsonl")
@@ -83,7 +105,7 @@ class AuditTest(unittest.TestCase):
             self.assertEqual(lines[-1]["id"], "L1_T3")
             # a Python import error's feedback ends with its cause, not the traceback's head
             self.assertIn("No module named 'cudal1_no_such_package'", lines[-1]["feedback"])
-            self.assertEqual(json.load(open(out))["verdicts"], {"pass": 1, "compile_error": 1})
+            self.assertEqual(json.load(open(out))["verdicts"], {"pass": 2, "compile_error": 1})
 
     def test_a_limit_spent_before_any_row_says_why_and_fails(self):
         # An H100 call spent its whole limit importing 210 problems, audited nothing and

@@ -217,3 +217,47 @@ class Prepare(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ExtensionErrors(unittest.TestCase):
+    """An extension the module asked for and did not get is told to the judge (pysol.report),
+    with the compiler's error lines: CUDA-L1's released kernels mostly swallow a failed build and
+    run PyTorch (the H100 audit of 2026-12-07), and must not pass as if their kernel ran."""
+
+    def setUp(self):
+        from cudal1 import pysol
+        self.pysol = pysol
+        pysol._S["ext_errors"] = []
+
+    def args(self, name):
+        return {"name": name, "cpp_sources": "int f();", "functions": ["f"]}
+
+    def test_compiler_lines_kept_folders_dropped(self):
+        log = ("Error building extension 'x': [1/2] c++ -c /tmp/b/main.cpp -o main.o\n"
+               "/tmp/b/main.cpp:7:1: error: redefinition of 'PyObject* PyInit_x()'\n"
+               "    7 | PYBIND11_MODULE(x, m) {\n"
+               "/tmp/b/main.cpp:7:1: error: redefinition of 'PyObject* PyInit_x()'\n"
+               "ninja: build stopped: subcommand failed.\n")
+        self.assertEqual(self.pysol.build_error_text(RuntimeError(log)),
+                         "main.cpp:7:1: error: redefinition of 'PyObject* PyInit_x()'")
+        self.assertEqual(self.pysol.build_error_text(RuntimeError("no nvcc\n")), "no nvcc")
+        self.assertLessEqual(len(self.pysol.build_error_text(RuntimeError("error: " + "y" * 900))), 400)
+
+    def test_a_failed_build_is_reported_with_its_error(self):
+        with tempfile.TemporaryDirectory() as root:
+            a = self.args("broken_ext")
+            d = os.path.join(root, self.pysol.ext_key(a))
+            os.makedirs(d)
+            write(d, self.pysol.BUILD_ERROR, "main.cpp:3:1: error: 'y' was not declared\n")
+            for _ in range(2):  # a module constructed twice: one report
+                with self.assertRaisesRegex(RuntimeError, "did not build.*'y' was not declared"):
+                    self.pysol._load_built("broken_ext", a, root)
+            rep = json.loads(self.pysol.report())
+            self.assertEqual(rep["ext_errors"], ["load_inline('broken_ext') did not build "
+                                                 "(main.cpp:3:1: error: 'y' was not declared)"])
+
+    def test_a_call_the_build_step_never_made_is_reported(self):
+        with tempfile.TemporaryDirectory() as root:
+            with self.assertRaisesRegex(RuntimeError, "was not built"):
+                self.pysol._load_built("lazy_ext", self.args("lazy_ext"), root)
+            self.assertIn("never made this call", json.loads(self.pysol.report())["ext_errors"][0])
