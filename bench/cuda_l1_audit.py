@@ -62,8 +62,9 @@ def row_id(r):
     return f"L{r['level_id']}_T{r['task_id']}"
 
 
-def import_task(build, work, r):
-    """The row's problem as a task folder (once); None, or the importer's refusal."""
+def import_task(build, work, r, tol=()):
+    """The row's problem as a task folder (once; tol: ["--atol", A, "--rtol", R] or nothing, the
+    importer's default); None, or the importer's refusal."""
     d = os.path.join(work, "tasks", row_id(r))
     if os.path.exists(os.path.join(d, "task.json")):
         return d, None
@@ -73,10 +74,22 @@ def import_task(build, work, r):
         f.write(r["ref_code"])
     out = subprocess.run([os.path.join(build, "cudal1"), "task", "import", prob, d, "--level",
                           str(r["level_id"]), "--number", str(r["task_id"]), "--name",
-                          f"{r['task_id']}_{row_id(r)}"], capture_output=True, text=True)
+                          f"{r['task_id']}_{row_id(r)}", *tol], capture_output=True, text=True)
     if out.returncode:
         return d, (out.stderr.strip().splitlines() or ["refused"])[-1]
     return d, None
+
+
+def tolerance_args(a):
+    """The importer's tolerance flags: KernelBench's current default (1e-4 for FP32) unless
+    --atol/--rtol, e.g. the 1e-2 KernelBench used when CUDA-L1 was evaluated. A work folder's
+    tasks keep the tolerance they were imported with: use one folder per tolerance."""
+    out = []
+    if a.atol is not None:
+        out += ["--atol", repr(a.atol)]
+    if a.rtol is not None:
+        out += ["--rtol", repr(a.rtol)]
+    return out
 
 
 def start_service(build, work, device, jobs):
@@ -130,14 +143,16 @@ def audit(a):
                     done[x["id"]] = x
                     f.write(json.dumps(x) + "\n")
     redo = {v for v in (a.redo or "").split(",") if v}
-    again = [i for i, x in done.items() if x.get("verdict") in redo]
+    # "custom": every row whose source holds a custom kernel, whatever its verdict
+    again = [i for i, x in done.items() if x.get("verdict") in redo or
+             ("custom" in redo and x.get("custom_kernel_in_source"))]
     if again:
         print(f"cuda_l1_audit: {len(again)} rows judged {', '.join(sorted(redo))} before are "
               f"evaluated again (--redo)", file=sys.stderr)
     todo = [r for r in rows if row_id(r) not in done or row_id(r) in again]
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
-        imported = list(ex.map(lambda r: import_task(a.build, a.work, r), todo))
+        imported = list(ex.map(lambda r: import_task(a.build, a.work, r, tolerance_args(a)), todo))
     t_import = time.monotonic() - t0
     if todo:
         print(f"cuda_l1_audit: {len(todo)} problems ready in {t_import:.0f} s ({len(done)} rows "
@@ -232,6 +247,7 @@ def summarize(a, rows, done):
         "bench": "cuda_l1_audit", "file": os.path.basename(a.file),
         "commit": os.environ.get("CL1_COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
         "gpu": dev, "driver": drv, "device": a.device, "shapes": "small",
+        "tolerance": " ".join(tolerance_args(a)) or "the importer's default (1e-4; 1e-2 with half types)",
         "rows_with_code": len(rows), "evaluated": len(per),
         "verdicts": verdicts, "flags": flags,
         "custom_kernel_in_source": sum(1 for x in per if x["custom_kernel_in_source"]),
@@ -248,7 +264,8 @@ def summarize(a, rows, done):
 def table(doc):
     s = doc
     lines = [f"CUDA-L1's H100 kernels through cudal1 ({s['gpu']}, {s['date']}, commit "
-             f"{s['commit'][:10]}): {s['evaluated']} of {s['rows_with_code']} rows with code.", "",
+             f"{s['commit'][:10]}): {s['evaluated']} of {s['rows_with_code']} rows with code; "
+             f"tolerance: {s.get('tolerance', 'the default')}.", "",
              "| | n | mean | median | geomean |", "|---|---|---|---|---|"]
     for k, name in (("claimed_score_default", "claimed (score_default)"),
                     ("verified_failures_as_1", "verified, failures as 1.0"),
@@ -261,6 +278,28 @@ def table(doc):
               f"A custom kernel in the source: {s['custom_kernel_in_source']}; one that ran during "
               f"the checks: {s['custom_kernel_ran']}; a load_inline that got no extension: "
               f"{s.get('custom_kernel_not_built', '-')}."]
+    return "\n".join(lines)
+
+
+def per_task(doc):
+    """Every row: claimed score_default against the verified speedup (a failure's verdict and its
+    reason's first words instead), flags, and whether the source holds a custom kernel."""
+    def key(x):
+        return (x.get("level") or 0, x.get("task") or 0)
+
+    lines = ["| task | claimed | verified | verdict | flags | custom kernel | why (first words) |",
+             "|---|---|---|---|---|---|---|"]
+    for x in sorted(doc["rows"], key=key):
+        v = x.get("verdict") or x.get("status") or "?"
+        sp = f"{x['speedup']:.3f}" if v == "pass" and x.get("speedup") else "-"
+        cl = x.get("claimed")
+        cl = f"{cl:.3f}" if isinstance(cl, (int, float)) else "-"
+        why = "" if v == "pass" else " ".join((x.get("feedback") or x.get("message") or "")
+                                                .split())[:90].replace("|", "/")
+        kern = "yes" + (" (ran)" if (x.get("extension_calls") or 0) > 0 else "") \
+            if x.get("custom_kernel_in_source") else ""
+        lines.append(f"| level{x.get('level')}/{x.get('task')} | {cl} | {sp} | {v} | "
+                     f"{', '.join(x.get('flags') or [])} | {kern} | {why} |")
     return "\n".join(lines)
 
 
@@ -279,12 +318,17 @@ def main():
     ap.add_argument("--time-limit", type=float, default=0)
     ap.add_argument("--seed", help="an earlier run's results.jsonl: its rows count as done")
     ap.add_argument("--redo", help="verdicts (comma-separated) whose rows, done or seeded, are "
-                    "evaluated again: after an evaluator fix, e.g. crash,incorrect")
+                    "evaluated again: after an evaluator fix, e.g. crash,incorrect; 'custom': "
+                    "every row whose source holds a custom kernel")
+    ap.add_argument("--atol", type=float, help="the tasks' absolute tolerance (import)")
+    ap.add_argument("--rtol", type=float, help="the tasks' relative tolerance (import)")
     ap.add_argument("--import-only", action="store_true", help="import the tasks and stop")
-    ap.add_argument("--table")
+    ap.add_argument("--table", help="an audit's JSON: print its summary table and stop")
+    ap.add_argument("--per-task", action="store_true", help="with --table: every row too")
     a = ap.parse_args()
     if a.table:
-        print(table(json.load(open(a.table))))
+        doc = json.load(open(a.table))
+        print(table(doc) + ("\n\n" + per_task(doc) if a.per_task else ""))
         return
     if not a.build:
         ap.error("BUILD is required")

@@ -76,6 +76,17 @@ class AuditTest(unittest.TestCase):
             self.assertAlmostEqual(doc["verified_passes_only"]["mean"],
                                    round((passed["speedup"] + no_ext["speedup"]) / 2, 4), places=3)
             self.assertIn("claimed (score_default) | 3 | 3.3333", p.stdout)
+            # every row, claimed against verified (docs/cuda-l1-audit.md)
+            t = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cuda_l1_audit.py"),
+                                "--table", out, "--per-task"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(t.returncode, 0, t.stderr)
+            rows_md = [ln for ln in t.stdout.splitlines() if ln.startswith("| level")]
+            self.assertEqual([ln.split(" | ")[0] for ln in rows_md],
+                             ["| level1/1", "| level1/3", "| level1/4"])
+            self.assertIn(f"| 3.000 | {passed['speedup']:.3f} | pass |", rows_md[0])
+            self.assertIn("| 5.000 | - | compile_error |", rows_md[1])
+            self.assertIn("| extension_not_built | yes |", rows_md[2])
             # resumed: nothing evaluated again
             n_lines = len(open(os.path.join(work, "results.jsonl")).readlines())
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -106,6 +117,29 @@ class AuditTest(unittest.TestCase):
             # a Python import error's feedback ends with its cause, not the traceback's head
             self.assertIn("No module named 'cudal1_no_such_package'", lines[-1]["feedback"])
             self.assertEqual(json.load(open(out))["verdicts"], {"pass": 2, "compile_error": 1})
+            # "custom": the rows whose source holds a custom kernel, whatever their verdict
+            p = subprocess.run(cmd2 + ["--redo", "custom"], cwd=ROOT, capture_output=True,
+                               text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            with open(res2) as fh:
+                lines = [json.loads(x) for x in fh]
+            self.assertEqual([x["id"] for x in lines[n2 + 1:]], ["L1_T4"])
+
+    def test_tolerance_given_to_the_import(self):
+        # CUDA-L1 was evaluated at KernelBench's 1e-2 of its time: an audit at that tolerance
+        with tempfile.TemporaryDirectory() as d:
+            f = os.path.join(d, "rows.jsonl")
+            with open(f, "w") as fh:
+                fh.write(json.dumps({"level_id": 1, "task_id": 1, "ref_code": PROBLEM,
+                                     "custom_code": GOOD, "score_default": 3.0}) + "\n")
+            work = os.path.join(d, "work")
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cuda_l1_audit.py"), BUILD,
+                                "--file", f, "--work", work, "--device", "host", "--import-only",
+                                "--atol", "1e-2", "--rtol", "0.01"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            with open(os.path.join(work, "tasks", "L1_T1", "task.json")) as fh:
+                self.assertEqual(json.load(fh)["tolerance"], {"atol": 0.01, "rtol": 0.01})
 
     def test_a_limit_spent_before_any_row_says_why_and_fails(self):
         # An H100 call spent its whole limit importing 210 problems, audited nothing and
