@@ -73,16 +73,36 @@ def build_row(build, code, keep):
             shutil.rmtree(d, ignore_errors=True)
 
 
+def table(doc):
+    """The outcomes and every row's, as Markdown (docs/cuda-l1-audit.md)."""
+    c = doc.get("outcomes", {})
+    lines = [f"{doc.get('checked', 0)} of the {doc.get('rows_with_load_inline', 0)} rows that call "
+             f"`load_inline`, built for {doc.get('arch', 'sm_90')} on the build machine "
+             f"({doc.get('date', '')}, commit {doc.get('commit', '')}): " +
+             ", ".join(f"{k} {v}" for k, v in sorted(c.items())) + ".", "",
+             "| row | outcome | the compiler's first error lines |", "|---|---|---|"]
+    for x in doc["rows"]:
+        detail = x["detail"].replace("|", "/") if x["outcome"] != "built" else ""
+        lines.append(f"| {x['id']} | {x['outcome']} | {detail[:200]} |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("build")
+    ap.add_argument("build", nargs="?")
     ap.add_argument("--file", default=os.path.join(ROOT, "..", "shared", "data", "cuda-l1",
                                                    "h100.jsonl"))
     ap.add_argument("--out", default="cuda-l1-builds.json")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=0)
     ap.add_argument("--keep", action="store_true", help="keep the build folders (debugging)")
+    ap.add_argument("--table", help="a result file: print it as Markdown and stop")
     a = ap.parse_args()
+    if a.table:
+        print(table(json.load(open(a.table))))
+        return
+    if not a.build:
+        ap.error("BUILD is required")
     rows = [r for r in load_rows(a.file, {1, 2, 3}, a.limit)
             if has_code(r.get("custom_code")) and "load_inline" in r["custom_code"]]
     doc = {"bench": "cuda_l1_builds", "file": os.path.basename(a.file), "rows": []}

@@ -164,3 +164,45 @@ class AuditTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BuildsTest(unittest.TestCase):
+    """bench/cuda_l1_builds.py: each row that calls load_inline through the confined build step
+    on the build machine: a compiler error kept (the module swallowed it), a build made only on
+    the first forward for CUDA inputs not reached here, a module that does not import."""
+
+    def test_outcomes(self):
+        lazy = ("import torch\nfrom torch.utils.cpp_extension import load_inline\n"
+                "class ModelNew(torch.nn.Module):\n    def forward(self, x):\n"
+                "        if x.is_cuda:\n            load_inline(name='l', cpp_sources='')\n"
+                "        return x\n")
+        broken = "import torch\n" + NO_EXT.split("import torch\n", 1)[1]
+        rows = [{"level_id": 1, "task_id": 1, "ref_code": PROBLEM, "custom_code": broken},
+                {"level_id": 1, "task_id": 2, "ref_code": PROBLEM, "custom_code": lazy},
+                {"level_id": 1, "task_id": 3, "ref_code": PROBLEM,
+                 "custom_code": "load_inline(\n  def broken syntax"},
+                {"level_id": 1, "task_id": 4, "ref_code": PROBLEM, "custom_code": GOOD}]
+        with tempfile.TemporaryDirectory() as d:
+            f, out = os.path.join(d, "rows.jsonl"), os.path.join(d, "builds.json")
+            with open(f, "w") as fh:
+                fh.write("".join(json.dumps(r) + "\n" for r in rows))
+            cmd = [sys.executable, os.path.join(ROOT, "bench/cuda_l1_builds.py"), BUILD,
+                   "--file", f, "--out", out]
+            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            with open(out) as fh:
+                doc = json.load(fh)
+            self.assertEqual(doc["rows_with_load_inline"], 3)  # the row without one is left out
+            got = {x["id"]: x for x in doc["rows"]}
+            self.assertEqual(got["L1_T1"]["outcome"], "failed")
+            self.assertIn("undeclared_name", got["L1_T1"]["detail"])
+            self.assertEqual(got["L1_T2"]["outcome"], "not_reached")
+            self.assertEqual(got["L1_T3"]["outcome"], "import_failed")
+            self.assertEqual(doc["outcomes"], {"failed": 1, "not_reached": 1, "import_failed": 1})
+            # resumed: nothing built again; the Markdown names every row
+            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=60)
+            self.assertNotIn("cuda_l1_builds: L1_", p.stderr)
+            t = subprocess.run(cmd[:2] + ["--table", out], cwd=ROOT, capture_output=True,
+                               text=True, timeout=60)
+            self.assertIn("3 of the 3 rows that call `load_inline`", t.stdout)
+            self.assertIn("| L1_T1 | failed | ", t.stdout)
