@@ -43,6 +43,10 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import cudal1  # noqa: E402
 
 
+# CUDA-L1's released H100 file (input data, never copied into the repo)
+CUDA_L1_FILE = os.path.join(ROOT, "..", "shared", "data", "cuda-l1", "h100.jsonl")
+
+
 def has_code(c):
     return isinstance(c, str) and c.strip() not in ("", "None")
 
@@ -306,8 +310,7 @@ def per_task(doc):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", nargs="?")
-    ap.add_argument("--file", default=os.path.join(ROOT, "..", "shared", "data", "cuda-l1",
-                                                   "h100.jsonl"))
+    ap.add_argument("--file", default=CUDA_L1_FILE)
     ap.add_argument("--work", default="cuda-l1-audit")
     ap.add_argument("--out")
     ap.add_argument("--device", default="cuda", choices=("cuda", "host"))

@@ -23,7 +23,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from cuda_l1_audit import custom_kernel, has_code, load_rows, row_id  # noqa: E402
+from cuda_l1_audit import CUDA_L1_FILE, custom_kernel, has_code, load_rows, row_id  # noqa: E402
 
 BUILD_S = 300  # src/eval/pybuild.c BUILD_MIN_S
 
@@ -90,8 +90,7 @@ def table(doc):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", nargs="?")
-    ap.add_argument("--file", default=os.path.join(ROOT, "..", "shared", "data", "cuda-l1",
-                                                   "h100.jsonl"))
+    ap.add_argument("--file", default=CUDA_L1_FILE)
     ap.add_argument("--out", default="cuda-l1-builds.json")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=0)
