@@ -84,10 +84,15 @@ def import_task(build, work, r, tol=()):
     return d, None
 
 
+def import_args(a):
+    """The importer's flags: the tolerance, KernelBench's current default (1e-4 for FP32) unless
+    --atol/--rtol (e.g. the 1e-2 KernelBench used when CUDA-L1 was evaluated), and the modules'
+    mode (train, as KernelBench's harness, unless --mode eval). A work folder's tasks keep what
+    they were imported with: use one folder per tolerance and mode."""
+    return tolerance_args(a) + (["--mode", a.mode] if a.mode != "train" else [])
+
+
 def tolerance_args(a):
-    """The importer's tolerance flags: KernelBench's current default (1e-4 for FP32) unless
-    --atol/--rtol, e.g. the 1e-2 KernelBench used when CUDA-L1 was evaluated. A work folder's
-    tasks keep the tolerance they were imported with: use one folder per tolerance."""
     out = []
     if a.atol is not None:
         out += ["--atol", repr(a.atol)]
@@ -156,7 +161,7 @@ def audit(a):
     todo = [r for r in rows if row_id(r) not in done or row_id(r) in again]
     t0 = time.monotonic()
     with ThreadPoolExecutor(a.jobs) as ex:
-        imported = list(ex.map(lambda r: import_task(a.build, a.work, r, tolerance_args(a)), todo))
+        imported = list(ex.map(lambda r: import_task(a.build, a.work, r, import_args(a)), todo))
     t_import = time.monotonic() - t0
     if todo:
         print(f"cuda_l1_audit: {len(todo)} problems ready in {t_import:.0f} s ({len(done)} rows "
@@ -251,7 +256,8 @@ def summarize(a, rows, done):
         "bench": "cuda_l1_audit", "file": os.path.basename(a.file),
         "commit": os.environ.get("CL1_COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
         "gpu": dev, "driver": drv, "device": a.device, "shapes": "small",
-        "tolerance": " ".join(tolerance_args(a)) or "the importer's default (1e-4; 1e-2 with half types)",
+        "tolerance": " ".join(tolerance_args(a)) or "the importer's default (1e-4; 1e-2 with "
+        "half types)", "mode": a.mode,
         "rows_with_code": len(rows), "evaluated": len(per),
         "verdicts": verdicts, "flags": flags,
         "custom_kernel_in_source": sum(1 for x in per if x["custom_kernel_in_source"]),
@@ -269,7 +275,8 @@ def table(doc):
     s = doc
     lines = [f"CUDA-L1's H100 kernels through cudal1 ({s['gpu']}, {s['date']}, commit "
              f"{s['commit'][:10]}): {s['evaluated']} of {s['rows_with_code']} rows with code; "
-             f"tolerance: {s.get('tolerance', 'the default')}.", "",
+             f"tolerance: {s.get('tolerance', 'the default')}; modules in {s.get('mode', 'train')} "
+             f"mode.", "",
              "| | n | mean | median | geomean |", "|---|---|---|---|---|"]
     for k, name in (("claimed_score_default", "claimed (score_default)"),
                     ("verified_failures_as_1", "verified, failures as 1.0"),
@@ -325,6 +332,9 @@ def main():
                     "every row whose source holds a custom kernel")
     ap.add_argument("--atol", type=float, help="the tasks' absolute tolerance (import)")
     ap.add_argument("--rtol", type=float, help="the tasks' relative tolerance (import)")
+    ap.add_argument("--mode", choices=("train", "eval"), default="train",
+                    help="the modules' mode (import): train, as KernelBench's harness; eval: "
+                    "inference (BatchNorm on its running statistics)")
     ap.add_argument("--import-only", action="store_true", help="import the tasks and stop")
     ap.add_argument("--table", help="an audit's JSON: print its summary table and stop")
     ap.add_argument("--per-task", action="store_true", help="with --table: every row too")

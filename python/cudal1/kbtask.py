@@ -290,7 +290,10 @@ def describe(args, mod, sets, runs):
         "dims": {s: dims[s] for s in ("test", "small", "large")},
         "inputs": entries_in, "params": params, "outputs": outputs,
         "tolerance": {"atol": tol, "rtol": rtol},
-        "python": {"reference": "reference.py", "class": "Model", "train_mode": True,
+        # KernelBench's harness never calls .eval(): its modules run in training mode (BatchNorm
+        # on the batch's statistics) unless --mode eval (inference: the running statistics)
+        "python": {"reference": "reference.py", "class": "Model",
+                   "train_mode": args.mode == "train",
                    "init": {s: jsonable(list(runs[s][0][0] if runs[s][0] else runs[s][1][0]),
                                         "get_init_inputs()")
                             for s in ("test", "small", "large")}},
@@ -323,6 +326,7 @@ def main(argv=None):
     ap.add_argument("--set", action="append", help="NAME:dim=value,... (test, small, large)")
     ap.add_argument("--atol", type=float)
     ap.add_argument("--rtol", type=float)
+    ap.add_argument("--mode", choices=("train", "eval"), default="train")
     args = ap.parse_args(argv)
     try:
         task = build(args)

@@ -16,7 +16,7 @@ static const char usage_check[] =
 
 static const char usage_import[] =
     "usage: cudal1 task import PROBLEM.py DIR [--set NAME:dim=v,...] [--level L] [--number N]\n"
-    "                          [--name NAME] [--atol A] [--rtol R]\n"
+    "                          [--name NAME] [--atol A] [--rtol R] [--mode train|eval]\n"
     "Makes DIR a task whose reference is PROBLEM.py, a KernelBench problem (class Model,\n"
     "get_inputs(), get_init_inputs()). The problem runs once per shape set, confined to DIR: its\n"
     "module-level integers are the dims (small and large: as written; --set test:batch_size=2\n"
@@ -25,8 +25,10 @@ static const char usage_import[] =
     "uniform; else from its values), the params are the module's float state drawn as its\n"
     "initialisation drew them. --level (1-3, default 1), --number (default: the file's leading\n"
     "number), --name (default: the file's stem). Tolerance 1e-4 (1e-2 with half types) unless\n"
-    "--atol/--rtol. Every command taking a task takes PROBLEM.py too: imported the same way,\n"
-    "once, into the cache.\n"
+    "--atol/--rtol. --mode: train (default, as KernelBench's harness, which never calls .eval():\n"
+    "BatchNorm normalises by the batch's statistics) or eval (both modules in eval mode, as for\n"
+    "inference: BatchNorm uses its running statistics, dropout is off). Every command taking a\n"
+    "task takes PROBLEM.py too: imported the same way, once, into the cache.\n"
     "Exit 1 with the reason when the problem cannot be a task.\n";
 
 static const char usage[] =
@@ -38,7 +40,7 @@ static const char usage[] =
 static int task_import(int argc, char **argv) {
   if (cl1_cli_help(argc, argv, usage_import)) return 0;
   static const char *const opts[] = {"--set", "--level", "--number", "--name", "--atol", "--rtol",
-                                     NULL};
+                                     "--mode", NULL};
   const char *pos[2] = {NULL, NULL};
   char *extra[64];
   int n_pos = 0, n_extra = 0;

@@ -125,7 +125,7 @@ class AuditTest(unittest.TestCase):
                 lines = [json.loads(x) for x in fh]
             self.assertEqual([x["id"] for x in lines[n2 + 1:]], ["L1_T4"])
 
-    def test_tolerance_given_to_the_import(self):
+    def test_tolerance_and_mode_given_to_the_import(self):
         # CUDA-L1 was evaluated at KernelBench's 1e-2 of its time: an audit at that tolerance
         with tempfile.TemporaryDirectory() as d:
             f = os.path.join(d, "rows.jsonl")
@@ -135,11 +135,14 @@ class AuditTest(unittest.TestCase):
             work = os.path.join(d, "work")
             p = subprocess.run([sys.executable, os.path.join(ROOT, "bench/cuda_l1_audit.py"), BUILD,
                                 "--file", f, "--work", work, "--device", "host", "--import-only",
-                                "--atol", "1e-2", "--rtol", "0.01"],
+                                "--atol", "1e-2", "--rtol", "0.01", "--mode", "eval"],
                                cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(p.returncode, 0, p.stderr[-2000:])
             with open(os.path.join(work, "tasks", "L1_T1", "task.json")) as fh:
-                self.assertEqual(json.load(fh)["tolerance"], {"atol": 0.01, "rtol": 0.01})
+                task = json.load(fh)
+            self.assertEqual(task["tolerance"], {"atol": 0.01, "rtol": 0.01})
+            # and in eval mode (inference), where KernelBench's harness trains
+            self.assertFalse(task["python"]["train_mode"])
 
     def test_a_limit_spent_before_any_row_says_why_and_fails(self):
         # An H100 call spent its whole limit importing 210 problems, audited nothing and
