@@ -292,21 +292,32 @@ def table(doc):
     return "\n".join(lines)
 
 
+def why_failed(text):
+    """A failure's reason in a table cell: a mismatch's check and worst error, else the last line
+    (a traceback's cause)."""
+    m = re.search(r"check \d+ \(([^)]*)\).*?(\d+) of (\d+) elements.*?max abs ([^,]+)", text, re.S)
+    if m:
+        why = f"{m.group(1)}: {m.group(2)} of {m.group(3)} off, max abs {m.group(4)}"
+    else:
+        lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+        why = lines[-1] if lines else ""
+    return why[:110].replace("|", "/")
+
+
 def per_task(doc):
     """Every row: claimed score_default against the verified speedup (a failure's verdict and its
     reason's first words instead), flags, and whether the source holds a custom kernel."""
     def key(x):
         return (x.get("level") or 0, x.get("task") or 0)
 
-    lines = ["| task | claimed | verified | verdict | flags | custom kernel | why (first words) |",
+    lines = ["| task | claimed | verified | verdict | flags | custom kernel | why |",
              "|---|---|---|---|---|---|---|"]
     for x in sorted(doc["rows"], key=key):
         v = x.get("verdict") or x.get("status") or "?"
         sp = f"{x['speedup']:.3f}" if v == "pass" and x.get("speedup") else "-"
         cl = x.get("claimed")
         cl = f"{cl:.3f}" if isinstance(cl, (int, float)) else "-"
-        why = "" if v == "pass" else " ".join((x.get("feedback") or x.get("message") or "")
-                                                .split())[:90].replace("|", "/")
+        why = "" if v == "pass" else why_failed(x.get("feedback") or x.get("message") or "")
         kern = "yes" + (" (ran)" if (x.get("extension_calls") or 0) > 0 else "") \
             if x.get("custom_kernel_in_source") else ""
         lines.append(f"| level{x.get('level')}/{x.get('task')} | {cl} | {sp} | {v} | "
