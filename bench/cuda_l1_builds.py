@@ -13,6 +13,7 @@ not_reached (no load_inline ran here: one made on the first forward for CUDA inp
 the GPU's build step reaches), or import_failed (the module did not import: its compile_error).
 Resumable: rows already in --out are kept."""
 import argparse
+import collections
 import json
 import os
 import shutil
@@ -25,11 +26,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from cuda_l1_audit import CUDA_L1_FILE, custom_kernel, has_code, load_rows, row_id  # noqa: E402
 
-BUILD_S = 300  # src/eval/pybuild.c BUILD_MIN_S
+BUILD_S = 300  # src/eval/pybuild.c BUILD_MIN_S; its environment and limits, as cl1_pybuild_run sets
+              # them, are repeated below: the C function runs only inside an evaluation
 
 
 def build_row(build, code, keep):
     """The build step on one module: (outcome, detail, seconds)."""
+    from cudal1.pysol import BUILD_ERROR  # where the build step's hook leaves a failure
     d = tempfile.mkdtemp(prefix="cl1-l1build-")
     try:
         with open(os.path.join(d, "module.py"), "w") as f:
@@ -63,8 +66,9 @@ def build_row(build, code, keep):
             sub = os.path.join(ext, k)
             if any(n.endswith(".so") for n in os.listdir(sub)):
                 built += 1
-            elif os.path.exists(os.path.join(sub, "cl1_build_error.txt")):
-                errors.append(open(os.path.join(sub, "cl1_build_error.txt")).read().strip())
+            elif os.path.exists(os.path.join(sub, BUILD_ERROR)):
+                with open(os.path.join(sub, BUILD_ERROR)) as f:
+                    errors.append(f.read().strip())
         if errors:
             return "failed", errors[0][:400], secs
         return ("built", f"{built} extension(s)", secs) if built else ("not_reached", "", secs)
@@ -121,10 +125,8 @@ def main():
                             "seconds": round(secs, 1),
                             "custom_kernel_in_source": custom_kernel(r["custom_code"])})
         print(f"cuda_l1_builds: {row_id(r)}: {outcome} {detail[:120]}", file=sys.stderr)
-        counts = {}
-        for x in doc["rows"]:
-            counts[x["outcome"]] = counts.get(x["outcome"], 0) + 1
-        doc.update(rows_with_load_inline=len(rows), checked=len(doc["rows"]), outcomes=counts,
+        counts = collections.Counter(x["outcome"] for x in doc["rows"])
+        doc.update(rows_with_load_inline=len(rows), checked=len(doc["rows"]), outcomes=dict(counts),
                    date=time.strftime("%Y-%m-%d"), arch="sm_90 (TORCH_CUDA_ARCH_LIST=9.0)",
                    commit=os.environ.get("CL1_COMMIT", ""))
         with open(a.out + ".tmp", "w") as f:

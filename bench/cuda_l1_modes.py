@@ -11,6 +11,7 @@ PyTorch path (their CUDA extensions need the GPU), at a small batch (--set test:
 
 Resumable: rows already in --out are kept."""
 import argparse
+import collections
 import json
 import os
 import subprocess
@@ -77,11 +78,8 @@ def main():
                 x[mode], x[mode + "_message"] = judge(a.build, d, rows[i], mode, a.batch)
         doc["rows"].append(x)
         print(f"cuda_l1_modes: {i}: train {x['train']}, eval {x['eval']}", file=sys.stderr)
-        counts = {}
-        for y in doc["rows"]:
-            k = f"train {y['train']}, eval {y['eval']}"
-            counts[k] = counts.get(k, 0) + 1
-        doc.update(counts=counts, batch=a.batch, backend="host (their PyTorch path)",
+        counts = collections.Counter(f"train {y['train']}, eval {y['eval']}" for y in doc["rows"])
+        doc.update(counts=dict(counts), batch=a.batch, backend="host (their PyTorch path)",
                    date=time.strftime("%Y-%m-%d"), commit=os.environ.get("CL1_COMMIT", ""))
         with open(a.out + ".tmp", "w") as f:
             json.dump(doc, f, indent=1)

@@ -7,15 +7,16 @@
  * BatchNorm folded with its running statistics, a pass on a task imported with --mode eval. */
 #include "eval_cases.h"
 
-/* tests/python/problems/3_Conv_BN.py imported with --mode eval into a fresh folder (in dir). */
-static int import_eval_mode(char *dir, size_t n) {
-  char tmpl[] = "/tmp/cl1-evalmode.XXXXXX";
-  if (!mkdtemp(tmpl)) return -1;
-  snprintf(dir, n, "%s/task", tmpl);
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "build/cudal1 task import tests/python/problems/3_Conv_BN.py %s "
-           "--mode eval > /dev/null", dir);
-  return system(cmd) ? -1 : 0;
+/* tests/python/problems/3_Conv_BN.py imported with --mode eval into DIR/task; 0 or -1 with the
+ * importer's output on stderr. */
+static int import_eval_mode(const char *dir, char *task, size_t n) {
+  char cmd[1024], out[4096];
+  snprintf(task, n, "%s/task", dir);
+  snprintf(cmd, sizeof cmd, "%s/cudal1 task import tests/python/problems/3_Conv_BN.py %s "
+           "--mode eval 2>&1", th_build(), task);
+  if (!th_run(cmd, out, sizeof out)) return 0;
+  fprintf(stderr, "%s: %s", cmd, out);
+  return -1;
 }
 
 int main(void) {
@@ -25,15 +26,13 @@ int main(void) {
   /* a 2 s call limit, a 4 s first call: a Python module's first call gets 6x the limit */
   th_add_host_case(&cs, &n, "tests/python/host/relu_slow_first_call.py", "level1/19_ReLU", "pass",
                    "test", "--timeout 2");
-  char eval_task[256];
-  if (import_eval_mode(eval_task, sizeof eval_task)) {
-    fprintf(stderr, "cudal1 task import --mode eval of tests/python/problems/3_Conv_BN.py failed\n");
-    return 1;
-  }
+  const char *dir = th_tmpdir();
+  char eval_task[300];
+  if (!dir || import_eval_mode(dir, eval_task, sizeof eval_task)) return 1;
   th_add_host_case(&cs, &n, "tests/python/common/conv_bn_folded.py", eval_task, "pass", "test", "");
   int rc = th_run_cases("python_host", cs, n);
-  char rm[600];
-  snprintf(rm, sizeof rm, "rm -rf '%.*s'", (int)(strrchr(eval_task, '/') - eval_task), eval_task);
-  if (system(rm)) fprintf(stderr, "could not remove the folder of %s\n", eval_task);
+  char rm[400];
+  snprintf(rm, sizeof rm, "rm -rf %s", dir);
+  if (th_run(rm, NULL, 0)) fprintf(stderr, "could not remove %s\n", dir);
   return rc;
 }
