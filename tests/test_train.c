@@ -143,7 +143,7 @@ static int group_setup(void **state) {
   snprintf(g_out1, sizeof g_out1, "%s/grpo", d);
   snprintf(g_out2, sizeof g_out2, "%s/all", d);
   char args[2048];
-  snprintf(args, sizeof args, "grpo --out %s --db %s --tasks " RELU " --rounds 2 --steps 2 --grpo-probe 4 " EVAL,
+  snprintf(args, sizeof args, "grpo --out %s --db %s --tasks " RELU " --rounds 2 --steps 2 --grpo-probe 4 --grpo-iterations 3 " EVAL,
            g_out1, g_db);
   int rc = train(ENGINE, args);
   if (rc) fprintf(stderr, "group setup: train grpo exited %d:\n%s\n", rc, out_buf);
@@ -201,7 +201,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
       "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
-      "gen_batch", "sft_exemplars", "grpo_probe", "vllm_server", "resume"};
+      "gen_batch", "sft_exemplars", "grpo_probe", "grpo_iterations", "vllm_server", "resume"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (!cJSON_HasObjectItem(c, keys[i])) fail_msg("train-config.json lacks %s", keys[i]);
   assert_int_equal(cJSON_GetArraySize(c), (int)(sizeof keys / sizeof *keys));
@@ -228,6 +228,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
   assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplars")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_probe")->valueint, 0); /* no probe unless asked */
+  assert_int_equal(cJSON_GetObjectItem(c, "grpo_iterations")->valueint, 1); /* on-policy GRPO */
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "selfsup_rounds")->valueint, 1);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_steps_per_round")->valueint, 1);
@@ -242,6 +243,10 @@ static void test_config_holds_the_contracts_keys(void **state) {
   q_text(g_db, "SELECT json_extract(config, '$.run_id') || json_extract(config, '$.stage') FROM "
                "train_runs WHERE id = 2", t, sizeof t);
   assert_string_equal(t, "2all");
+  /* the first run asked for --grpo-iterations 3 */
+  q_text(g_db, "SELECT json_extract(config, '$.grpo_iterations') FROM train_runs WHERE id = 1", t,
+         sizeof t);
+  assert_string_equal(t, "3");
   cJSON_Delete(c);
 }
 
@@ -384,6 +389,7 @@ static void test_bad_tasks_and_options_are_exit_2_before_anything_starts(void **
       {"grpo", "name the training tasks"},
       {"grpo --suite level7", "--suite: expected level1, level2, level3 or all"},
       {"grpo --tasks " RELU " --generations 1", "--generations: expected an integer in [2, 1024]"},
+      {"grpo --tasks " RELU " --grpo-iterations 0", "--grpo-iterations: expected an integer in [1, 64]"},
       {"grpo --tasks " RELU " --engine deepspeed", "--engine: expected trl or verl"},
       {"grpo --tasks " RELU " --vllm-server localhost:8000", "--vllm-server: expected an http://"},
       {"grpo --tasks " RELU " --train-device tpu", "--train-device: expected cpu or cuda"},

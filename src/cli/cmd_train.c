@@ -60,6 +60,9 @@ static const char usage_head[] =
     "  --batch-size N         per-device batch: sequences per SFT step, prompts per GRPO\n"
     "                         step (default 4)\n"
     "  --rl-batch N           prompts per GRPO step (default: --batch-size's)\n"
+    "  --grpo-iterations N    optimizer steps on each GRPO step's rollouts (GRPO's mu,\n"
+    "                         clipped as PPO; default 1). Generation is most of a step, so\n"
+    "                         N > 1 trains N times as much per rollout\n"
     "  --grpo-probe N         stage 3's probe: N samples per task under the same prompts\n"
     "                         (fetched once) and the same seed, at --rl-temperature, before\n"
     "                         the first GRPO round and after each (default 0: none). The\n"
@@ -101,7 +104,8 @@ static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
       {"--max-prompt-len", &o->max_prompt_len, 16, 1 << 20},
       {"--max-completion-len", &o->max_completion_len, 1, 1 << 20},
       {"--batch-size", &o->batch_size, 1, 65536}, {"--gen-batch", &o->gen_batch, 0, 65536},
-      {"--rl-batch", &o->rl_batch_size, 1, 65536}, {"--grpo-probe", &o->grpo_probe, 0, 1024}};
+      {"--rl-batch", &o->rl_batch_size, 1, 65536}, {"--grpo-probe", &o->grpo_probe, 0, 1024},
+      {"--grpo-iterations", &o->grpo_iterations, 1, 64}};
   long long n;
   for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
     if (!strcmp(a, ints[k].name)) {
@@ -228,7 +232,7 @@ static int parse_args(int argc, char **argv, train_args *t) {
         "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
         "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
         "--selfsup-lr", "--temperature", "--gen-batch", "--sft-exemplars", "--rl-temperature",
-        "--rl-batch", "--grpo-probe"};
+        "--rl-batch", "--grpo-probe", "--grpo-iterations"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);

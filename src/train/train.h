@@ -47,6 +47,8 @@ typedef struct {
                                    this many exemplars (cl1_dataset_sft_opts.exemplars) */
   int gen_batch;                /* sequences per generate() call when sampling; 0: batch_size x
                                    num_generations (GRPO's own batch) */
+  int grpo_iterations;          /* GRPO's mu: optimizer steps on each step's rollouts (TRL's
+                                   num_iterations, verl's ppo_epochs); >= 1 */
   int grpo_probe;               /* > 0: stage 3's probe, this many samples per task under fixed
                                    prompts before its first round and after each (0: none) */
   const char *vllm_server;      /* NULL: generation in the engine's process */

@@ -97,7 +97,7 @@ def config(out, **kw):
            "seed": 0, "lora": False, "static_cache": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "rl_temperature": 1.0, "rl_batch_size": 1, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0, "sft_exemplars": 0,
-           "vllm_server": None, "resume": False, "embedded": "tiny"}
+           "vllm_server": None, "resume": False, "embedded": "tiny", "grpo_probe": 0, "grpo_iterations": 1}
     cfg.update(kw)
     return cfg
 
@@ -496,6 +496,44 @@ class ScriptedRounds(unittest.TestCase):
         rows = store_rows(os.path.join(TMP, "db"), RUN_ID + 2)
         self.assertEqual(sorted(m["step"] for m, _, _ in rows), [1, 1, 2, 2])
 
+    def test_with_grpo_iterations_each_step_trains_mu_times_on_one_set_of_rollouts(self):
+        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 12, grpo_iterations=3)
+        calls = []
+        script = ctx.rollout
+        ctx.rollout = lambda prompts, trainer: calls.append(len(prompts)) or script(prompts, trainer)
+        updates = []
+        real = self.trl_engine.step_callback
+
+        def counting(stage, rnd, extra=None, group=1):
+            cb = real(stage, rnd, extra, group)
+            on_log = cb.on_log
+
+            def logged(args, state, control, logs=None, **kw):
+                if logs and "loss" in logs:
+                    updates.append(state.global_step)
+                return on_log(args, state, control, logs, **kw)
+
+            cb.on_log = logged
+            return cb
+
+        self.trl_engine.step_callback = counting
+        try:
+            before = self.weights(self.model)
+            model, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
+        finally:
+            self.trl_engine.step_callback = real
+        self.assertEqual(updates, [1, 2, 3, 4, 5, 6])  # 2 steps x mu 3 optimizer steps
+        self.assertEqual(len(calls), 2)  # rollouts once a step, not once an update
+        steps = of(events, "step", "grpo", 0)
+        self.assertEqual([e["step"] for e in steps], [1, 2])  # one event a GRPO step
+        for e in steps:
+            self.assertEqual((e["n_samples"], e["success_rate"]), (2, 0.5))
+            self.assertIsNotNone(e["reward_mean"])  # TRL logs it at the step's first update only
+            self.assertIsNotNone(e["loss"])
+        self.assertTrue(self.changed(before, model), "GRPO left every weight as it was")
+        rows = store_rows(os.path.join(TMP, "db"), RUN_ID + 12)
+        self.assertEqual(sorted(m["step"] for m, _, _ in rows), [1, 1, 2, 2])
+
     def test_the_grpo_probe_samples_the_same_prompts_and_seed_before_and_after_a_round(self):
         # --grpo-probe: the steps' own figures move with each step's prompts (35-75% passing on
         # the H100); the probe's only with the model
@@ -702,7 +740,7 @@ class Verl(unittest.TestCase):
         cls.proc2, cls.url2 = start_service(cls.db2)
         cls.out = os.path.join(TMP, "verl")
         cls.cfg = config(cls.out, engine="verl", stage="grpo", run_id=RUN_ID + 3, rl_lr=2e-4, temperature=0.3,
-                         rl_temperature=0.6, rl_batch_size=3)
+                         rl_temperature=0.6, rl_batch_size=3, grpo_iterations=2)
         # two evaluation services: the prompts come from the one beside the store (URL)
         cls.rc, cls.events, cls.err = run_engine(cls.cfg, extra_env={"CUDAL1_SERVE_URLS": f"{URL},{cls.url2}"})
 
@@ -741,7 +779,8 @@ class Verl(unittest.TestCase):
                 "actor_rollout_ref.actor.use_kl_loss": "False", "trainer.total_training_steps": "2",
                 "actor_rollout_ref.actor.optim.lr": "0.0002",  # stage 3's rate, not the SFT's
                 "actor_rollout_ref.rollout.temperature": "0.6",  # GRPO's own, not the evals'
-                "data.train_batch_size": "3", "actor_rollout_ref.actor.ppo_mini_batch_size": "3"}
+                "data.train_batch_size": "3", "actor_rollout_ref.actor.ppo_mini_batch_size": "3",
+                "actor_rollout_ref.actor.ppo_epochs": "2"}  # GRPO's mu: verl's epochs a batch
         for k, v in want.items():
             self.assertEqual(ov.get(k), v, k)
         self.assertFalse(any(k.startswith("custom_reward_function") for k in ov))

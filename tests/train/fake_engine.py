@@ -26,7 +26,7 @@ KEYS = ["version", "run_id", "stage", "engine", "model", "embedded", "out", "rep
         "device", "seed", "lora", "static_cache", "lr", "selfsup_lr", "rl_lr", "temperature", "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps", "selfsup_rounds",
         "samples_per_task", "grpo_rounds", "grpo_steps_per_round", "num_generations",
         "exemplars", "max_prompt_len", "max_completion_len", "batch_size", "gen_batch", "sft_exemplars", "grpo_probe",
-        "vllm_server", "resume"]
+        "grpo_iterations", "vllm_server", "resume"]
 ENV = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "TRANSFORMERS_OFFLINE": "1",
        "TOKENIZERS_PARALLELISM": "false"}
 

@@ -106,7 +106,8 @@ SCHEMA = {
     "vllm_server": _server,
     "resume": _typ(bool, "true or false"),
 }
-OPTIONAL = {"embedded": ("small", _oneof("small", "tiny")), "grpo_probe": (0, _num(0, whole=True))}
+OPTIONAL = {"embedded": ("small", _oneof("small", "tiny")), "grpo_probe": (0, _num(0, whole=True)),
+            "grpo_iterations": (1, _num(1, whole=True))}
 
 
 def load(path):

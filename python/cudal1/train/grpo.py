@@ -92,14 +92,18 @@ def config(ctx, rnd):
     their reward in their group's mean but train no token (DAPO's overlong filtering): Dr. GRPO's
     loss sums tokens, and on the H100 (train-demo-t08-lr5e5) the 4-11 such replies of a 40-rollout
     step held 25-69 % of its completion tokens, so most of each update pushed down run-on text
-    instead of ranking the replies that finished."""
+    instead of ranking the replies that finished.
+    grpo_iterations (GRPO's mu) optimizer steps train on each step's rollouts, the ratio to the
+    rollouts' own log-probs clipped as PPO: TRL counts optimizer steps, so max_steps is the
+    round's GRPO steps times mu."""
     from trl import GRPOConfig
 
     from .trl_engine import common_args
     cfg = ctx.cfg
     vllm = dict(use_vllm=True, vllm_mode="server", vllm_server_base_url=cfg["vllm_server"]) \
         if cfg["vllm_server"] else {}
-    return GRPOConfig(max_steps=cfg["grpo_steps_per_round"],
+    mu = cfg["grpo_iterations"]
+    return GRPOConfig(max_steps=cfg["grpo_steps_per_round"] * mu, num_iterations=mu,
                       per_device_train_batch_size=cfg["rl_batch_size"] * cfg["num_generations"],
                       num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
                       beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["rl_temperature"],
@@ -118,13 +122,14 @@ def train(ctx, model, tok, prompts, rnd):
     from ..trl import make_reward
     from .trl_engine import merged, quiet, step_callback
     cfg = ctx.cfg
+    mu = cfg["grpo_iterations"]
     rec = StepRecorder(GpuBusy(gpu_index()) if cfg["device"] == "cuda" else None)
     # TRL 1.16 asks transformers the deprecated way at each GRPO trainer: not the user's concern
     warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning)
 
     def meta(kwargs):
-        st = kwargs.get("trainer_state")
-        return ctx.meta("grpo", rnd, (st.global_step + 1) if st is not None else None)
+        st = kwargs.get("trainer_state")  # rollouts come at the first of a step's mu updates
+        return ctx.meta("grpo", rnd, (st.global_step // mu + 1) if st is not None else None)
 
     reward = make_reward(ctx.url, ctx.token, field="reward", retries=3, backoff=0.5, meta=meta,
                          on_results=rec.on_results, raise_on_service_error=True)
@@ -132,7 +137,7 @@ def train(ctx, model, tok, prompts, rnd):
     args = config(ctx, rnd)
     data = Dataset.from_list(by_task_in_turn(prompts, cfg["tasks"]))
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=data,
-                          processing_class=tok, callbacks=[step_callback("grpo", rnd, rec.step_fields)],
+                          processing_class=tok, callbacks=[step_callback("grpo", rnd, rec.step_fields, group=mu)],
                           rollout_func=ctx.rollout)
     quiet(trainer)
     rec.wrap_generate(trainer)

@@ -178,15 +178,19 @@ def common_args(ctx, stage, rnd):
 
 # ---- stage 1 and the SFT of stage 2 --------------------------------------------------------------
 
-def step_callback(stage, rnd, extra=None):
-    """A TrainerCallback that emits one step event per optimizer step (from TRL's logs), with the
-    step's wall time and tokens; extra(step) adds a step's own numbers (GRPO's)."""
+def step_callback(stage, rnd, extra=None, group=1):
+    """A TrainerCallback that emits one step event per group optimizer steps (from TRL's logs),
+    with the steps' wall time and tokens; extra(step, t_step, logs) adds a step's own numbers
+    (GRPO's). A group is GRPO's step of mu updates on one set of rollouts: its event is step
+    global_step // group, with the updates' mean loss and grad norm, and the generation's
+    figures, which TRL logs at the group's first update only."""
     from transformers import TrainerCallback
 
     class Steps(TrainerCallback):
         def __init__(self):
             self.t0 = self.t_step = None
             self.tokens = 0
+            self.acc = []  # the (t_step, logs) of the group's updates so far
 
         def on_step_begin(self, args, state, control, **kw):
             self.t0 = time.perf_counter()
@@ -198,20 +202,36 @@ def step_callback(stage, rnd, extra=None):
             logs = logs or {}
             if "loss" not in logs or self.t_step is None:
                 return  # the end-of-training summary, not a step
-            tokens = logs.get("num_tokens")
-            fields = dict(loss=logs.get("loss"), grad_norm=logs.get("grad_norm"),
-                          t_step=round(self.t_step, 4))
+            self.acc.append((self.t_step, logs))
+            self.t_step = None
+            if state.global_step % group:
+                return
+            t_step = sum(t for t, _ in self.acc)
+            merged = {}
+            for _, lg in self.acc:
+                for k, v in lg.items():
+                    merged.setdefault(k, v)
+            fields = dict(loss=_mean(lg.get("loss") for _, lg in self.acc),
+                          grad_norm=_mean(lg.get("grad_norm") for _, lg in self.acc),
+                          t_step=round(t_step, 4))
+            tokens = max((lg["num_tokens"] for _, lg in self.acc if lg.get("num_tokens") is not None),
+                         default=None)
             if tokens is not None:
                 fields["tokens"] = int(tokens - self.tokens)
                 self.tokens = tokens
             if extra:
-                fields.update(extra(state.global_step, self.t_step, logs))
+                fields.update(extra(state.global_step // group, t_step, merged))
             else:
                 fields["t_update"] = fields["t_step"]
-            emit("step", stage=stage, round=rnd, step=state.global_step, **fields)
-            self.t_step = None
+            emit("step", stage=stage, round=rnd, step=state.global_step // group, **fields)
+            self.acc = []
 
     return Steps()
+
+
+def _mean(values):
+    vs = [v for v in values if v is not None]
+    return sum(vs) / len(vs) if vs else None
 
 
 def quiet(trainer):

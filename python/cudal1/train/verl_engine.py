@@ -85,6 +85,7 @@ def overrides(cfg, model, vdir, n_gpus):
          f"actor_rollout_ref.model.path={model}", f"actor_rollout_ref.actor.optim.lr={cfg['rl_lr']}",
          f"actor_rollout_ref.actor.ppo_mini_batch_size={cfg['rl_batch_size']}",
          f"actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={g}",
+         f"actor_rollout_ref.actor.ppo_epochs={cfg['grpo_iterations']}",
          "actor_rollout_ref.actor.use_kl_loss=False",
          "actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-sum-norm",
          "actor_rollout_ref.rollout.name=vllm", f"actor_rollout_ref.rollout.n={g}",
