@@ -1,6 +1,7 @@
 /* cmd_train.c — `cudal1 train sft|selfsup|grpo|all`: CUDA-L1's training stages on an existing
  * engine (TRL or verl, python/cudal1/train/), with cudal1's own reward service as a child. The
  * options are checked here, the tasks resolved against the suite up front; src/train/ runs it. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,25 +95,42 @@ typedef struct {
   char *ids[CL1_TRAIN_MAX_TASKS]; /* owned copies of the resolved ids */
 } train_args;
 
+/* The options that set one int field each, with their ranges: one row per option, which the
+   parser reads both to know the option takes a value and to set it. */
+typedef struct {
+  const char *name;
+  size_t off; /* of the int field in cl1_train_opts */
+  long long lo, hi;
+} int_opt;
+
+#define INT_OPT(name, field, lo, hi) {name, offsetof(cl1_train_opts, field), lo, hi}
+static const int_opt int_opts[] = {
+    INT_OPT("--samples", samples_per_task, 1, 1024), INT_OPT("--steps", grpo_steps_per_round, 1, 1000000),
+    INT_OPT("--generations", num_generations, 2, 1024), INT_OPT("--exemplars", exemplars, 0, 26),
+    INT_OPT("--sft-exemplars", sft_exemplars, 0, 26),
+    INT_OPT("--sft-epochs", sft_epochs, 1, 1000), INT_OPT("--sft-max-steps", sft_max_steps, 0, 10000000),
+    INT_OPT("--max-prompt-len", max_prompt_len, 16, 1 << 20),
+    INT_OPT("--max-completion-len", max_completion_len, 1, 1 << 20),
+    INT_OPT("--batch-size", batch_size, 1, 65536), INT_OPT("--gen-batch", gen_batch, 0, 65536),
+    INT_OPT("--rl-batch", rl_batch_size, 1, 65536), INT_OPT("--grpo-probe", grpo_probe, 0, 1024),
+    INT_OPT("--grpo-iterations", grpo_iterations, 1, 64)};
+#undef INT_OPT
+
+static const int_opt *find_int_opt(const char *a) {
+  for (size_t k = 0; k < sizeof int_opts / sizeof *int_opts; k++)
+    if (!strcmp(a, int_opts[k].name)) return &int_opts[k];
+  return NULL;
+}
+
 /* A numeric option into its field; 0, 2 (said), or -1 when a is none of them. */
 static int parse_number(cl1_train_opts *o, const char *a, const char *v) {
-  struct { const char *name; int *field; long long lo, hi; } ints[] = {
-      {"--samples", &o->samples_per_task, 1, 1024}, {"--steps", &o->grpo_steps_per_round, 1, 1000000},
-      {"--generations", &o->num_generations, 2, 1024}, {"--exemplars", &o->exemplars, 0, 26},
-      {"--sft-exemplars", &o->sft_exemplars, 0, 26},
-      {"--sft-epochs", &o->sft_epochs, 1, 1000}, {"--sft-max-steps", &o->sft_max_steps, 0, 10000000},
-      {"--max-prompt-len", &o->max_prompt_len, 16, 1 << 20},
-      {"--max-completion-len", &o->max_completion_len, 1, 1 << 20},
-      {"--batch-size", &o->batch_size, 1, 65536}, {"--gen-batch", &o->gen_batch, 0, 65536},
-      {"--rl-batch", &o->rl_batch_size, 1, 65536}, {"--grpo-probe", &o->grpo_probe, 0, 1024},
-      {"--grpo-iterations", &o->grpo_iterations, 1, 64}};
   long long n;
-  for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
-    if (!strcmp(a, ints[k].name)) {
-      if (cl1_cli_int(a, v, ints[k].lo, ints[k].hi, &n)) return 2;
-      *ints[k].field = (int)n;
-      return 0;
-    }
+  const int_opt *io = find_int_opt(a);
+  if (io) {
+    if (cl1_cli_int(a, v, io->lo, io->hi, &n)) return 2;
+    *(int *)((char *)o + io->off) = (int)n;
+    return 0;
+  }
   if (!strcmp(a, "--rounds")) {
     if (cl1_cli_int(a, v, 0, 1000, &n)) return 2;
     o->selfsup_rounds = o->grpo_rounds = (int)n;
@@ -227,13 +245,11 @@ static int parse_args(int argc, char **argv, train_args *t) {
     for (size_t k = 0; k < sizeof flags / sizeof *flags && !flag; k++)
       if (!strcmp(a, flags[k].name)) *flags[k].on = flag = true;
     if (flag) continue;
+    /* besides int_opts */
     static const char *const takes_value[] = {"--tasks", "--out", "--model", "--db", "--python",
-        "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--samples", "--steps",
-        "--generations", "--exemplars", "--sft-epochs", "--sft-max-steps", "--max-prompt-len",
-        "--max-completion-len", "--batch-size", "--rounds", "--seed", "--lr", "--rl-lr",
-        "--selfsup-lr", "--temperature", "--gen-batch", "--sft-exemplars", "--rl-temperature",
-        "--rl-batch", "--grpo-probe", "--grpo-iterations"};
-    bool known = false;
+        "--suite", "--engine", "--embedded", "--train-device", "--vllm-server", "--rounds", "--seed",
+        "--lr", "--rl-lr", "--selfsup-lr", "--temperature", "--rl-temperature"};
+    bool known = find_int_opt(a) != NULL;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)
       known = known || !strcmp(a, takes_value[k]);
     if (!known) return cl1_cli_unknown("train", a);

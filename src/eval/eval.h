@@ -105,6 +105,10 @@ typedef struct {
   char py_ext_error[420];        /* the first of them, with the compiler's error lines */
 } cl1_eval_result;
 
+/* How a pass whose py_ext_errors > 0 ends, in the judge's message and the service's feedback:
+   what the speed is of (its PyTorch fallback, not its kernel). */
+#define CL1_EXT_FALLBACK_FMT "but its %s, so its fallback ran"
+
 void cl1_eval_opts_default(cl1_eval_opts *o);
 
 /* The candidate worker's memory budget: what the harness itself already holds when the sandbox

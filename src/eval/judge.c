@@ -568,8 +568,8 @@ static int settle_timed(eval_run *x, cl1_pass *p) {
   double cut = cl1_clock_confirm(m.cuts, m.suspect, m.n);
   if (!r->verdict[0] && cut > 0) cl1_judge_timer_cut(r, cut);
   if (!r->verdict[0] && r->py_ext_errors)  /* what the speed is of: the policy must know */
-    cl1_judge_verdict(r, "pass", "correct on %d checks; %.3fx the reference; but its %s, so "
-                      "its fallback ran", r->checks, r->speedup, r->py_ext_error);
+    cl1_judge_verdict(r, "pass", "correct on %d checks; %.3fx the reference; " CL1_EXT_FALLBACK_FMT,
+                      r->checks, r->speedup, r->py_ext_error);
   else if (!r->verdict[0])
     cl1_judge_verdict(r, "pass", "correct on %d checks; %.3fx the reference", r->checks, r->speedup);
   return STAGE_VERDICT;

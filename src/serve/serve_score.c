@@ -462,7 +462,7 @@ static void feedback(const cl1_eval_result *r, char *out, size_t n) {
     int k = snprintf(out, n, "correct on %d checks; reference %.4f ms, candidate %.4f ms: %.3fx",
                      r->checks, r->ref.median, r->cand.median, r->speedup);
     if (r->py_ext_errors && k > 0 && (size_t)k < n)
-      snprintf(out + k, n - (size_t)k, "\nbut its %s, so its fallback ran", r->py_ext_error);
+      snprintf(out + k, n - (size_t)k, "\n" CL1_EXT_FALLBACK_FMT, r->py_ext_error);
   } else if (!strcmp(r->verdict, "compile_error")) {
     char head[700];
     /* a compiler's first errors come first; a Python module's import error is a traceback,

@@ -42,7 +42,8 @@ class StepRecorder:
         trainer._generate = timed
 
     def step_fields(self, step, t_step, logs):
-        """The step's numbers (called once per optimizer step from the callback), then reset."""
+        """The step's numbers (called once per GRPO step, after its mu updates, from the
+        callback), then reset."""
         passed = [r for r in self.results if r.get("verdict") == "pass"]
         speedups = [float(r["speedup"]) for r in passed if r.get("speedup")]
         t_update = max(0.0, t_step - self.t_generate - self.t_reward)

@@ -207,10 +207,10 @@ def step_callback(stage, rnd, extra=None, group=1):
             if state.global_step % group:
                 return
             t_step = sum(t for t, _ in self.acc)
-            merged = {}
+            first_seen = {}  # each key as the group's first log gave it
             for _, lg in self.acc:
                 for k, v in lg.items():
-                    merged.setdefault(k, v)
+                    first_seen.setdefault(k, v)
             fields = dict(loss=_mean(lg.get("loss") for _, lg in self.acc),
                           grad_norm=_mean(lg.get("grad_norm") for _, lg in self.acc),
                           t_step=round(t_step, 4))
@@ -220,7 +220,7 @@ def step_callback(stage, rnd, extra=None, group=1):
                 fields["tokens"] = int(tokens - self.tokens)
                 self.tokens = tokens
             if extra:
-                fields.update(extra(state.global_step // group, t_step, merged))
+                fields.update(extra(state.global_step // group, t_step, first_seen))
             else:
                 fields["t_update"] = fields["t_step"]
             emit("step", stage=stage, round=rnd, step=state.global_step // group, **fields)
