@@ -197,7 +197,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   cJSON *c = cJSON_Parse(file_text(p));
   assert_non_null(c);
   static const char *keys[] = {"version", "run_id", "stage", "engine", "model", "embedded", "out", "repo",
-      "tasks", "sft_data", "device", "seed", "lora", "static_cache", "lr", "selfsup_lr", "rl_lr", "temperature",
+      "tasks", "sft_data", "device", "seed", "lora", "static_cache", "mask_truncated", "lr", "selfsup_lr", "rl_lr", "temperature",
       "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
@@ -213,6 +213,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
   assert_true(cJSON_IsFalse(cJSON_GetObjectItem(c, "resume")));
   assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "lora")));
   assert_true(cJSON_IsFalse(cJSON_GetObjectItem(c, "static_cache")));
+  assert_true(cJSON_IsFalse(cJSON_GetObjectItem(c, "mask_truncated")));
   assert_string_equal(cJSON_GetObjectItem(c, "device")->valuestring, "cpu");
   assert_string_equal(cJSON_GetObjectItem(c, "out")->valuestring, g_out2);
   assert_int_equal(cJSON_GetObjectItem(c, "seed")->valueint, 7);
@@ -351,7 +352,7 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   assert_int_equal(mkdir(model, 0755), 0);
   snprintf(args, sizeof args, "grpo --out %s/o --db %s --tasks " RELU " --model %s --lr 1e-3 "
            "--rl-lr 3e-5 --selfsup-lr 2e-4 --temperature 0.5 --gen-batch 40 --rl-temperature 1.1 "
-           "--rl-batch 5 --static-cache " EVAL, f->dir, f->path, model);
+           "--rl-batch 5 --static-cache --mask-truncated " EVAL, f->dir, f->path, model);
   assert_int_equal(train(ENGINE, args), 2);
   assert_out_has("/ckpt: no tokenizer there (neither tokenizer.json nor tokenizer_config.json)");
   /* nothing was started or recorded */
@@ -373,6 +374,7 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   assert_true(fabs(cJSON_GetObjectItem(c, "rl_temperature")->valuedouble - 1.1) < 1e-12);
   assert_int_equal(cJSON_GetObjectItem(c, "rl_batch_size")->valueint, 5);
   assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "static_cache")));
+  assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "mask_truncated")));
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 40);
   cJSON_Delete(c);
   assert_int_equal(q_num(f->path, "SELECT COUNT(*) FROM train_runs WHERE model IS NOT NULL"), 1);

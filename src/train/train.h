@@ -33,6 +33,7 @@ typedef struct {
   long long seed;
   bool lora, resume;
   bool static_cache;            /* generation with a KV cache allocated once at its full length */
+  bool mask_truncated;          /* GRPO trains no token of a reply that ran out of tokens */
   double lr;
   double selfsup_lr;            /* stage 2's learning rate; 0: lr's */
   double rl_lr;                 /* stage 3's learning rate; 0: lr's */

@@ -126,6 +126,7 @@ char *cl1_train_config_json(const cl1_train_opts *o, const cl1_train_paths *p, i
   cJSON_AddNumberToObject(c, "seed", (double)o->seed);
   cJSON_AddBoolToObject(c, "lora", o->lora);
   cJSON_AddBoolToObject(c, "static_cache", o->static_cache);
+  cJSON_AddBoolToObject(c, "mask_truncated", o->mask_truncated);
   cJSON_AddNumberToObject(c, "lr", o->lr);
   cJSON_AddNumberToObject(c, "selfsup_lr", o->selfsup_lr > 0 ? o->selfsup_lr : o->lr);
   cJSON_AddNumberToObject(c, "rl_lr", o->rl_lr > 0 ? o->rl_lr : o->lr);

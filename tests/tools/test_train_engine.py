@@ -97,7 +97,8 @@ def config(out, **kw):
            "seed": 0, "lora": False, "static_cache": False, "lr": 5e-4, "selfsup_lr": 5e-4, "rl_lr": 5e-4, "temperature": 1.0, "rl_temperature": 1.0, "rl_batch_size": 1, "sft_epochs": 1, "sft_max_steps": 3, "selfsup_rounds": 1,
            "samples_per_task": 2, "grpo_rounds": 1, "grpo_steps_per_round": 2, "num_generations": 2,
            "exemplars": 2, "max_prompt_len": 256, "max_completion_len": 24, "batch_size": 1, "gen_batch": 0, "sft_exemplars": 0,
-           "vllm_server": None, "resume": False, "embedded": "tiny", "grpo_probe": 0, "grpo_iterations": 1}
+           "vllm_server": None, "resume": False, "embedded": "tiny", "grpo_probe": 0, "grpo_iterations": 1,
+           "mask_truncated": False}
     cfg.update(kw)
     return cfg
 
@@ -247,6 +248,10 @@ class Failures(unittest.TestCase):
     def test_a_grpo_probe_with_verl_is_exit_2_naming_it(self):
         self.expect(run_engine(config(os.path.join(TMP, "verl-probe"), engine="verl", stage="grpo",
                                       grpo_probe=4)), 2, "grpo_probe", "--engine trl")
+
+    def test_mask_truncated_with_verl_is_exit_2_naming_it(self):
+        self.expect(run_engine(config(os.path.join(TMP, "verl-mask"), engine="verl", stage="grpo",
+                                      mask_truncated=True)), 2, "mask_truncated", "--engine trl")
 
     def expect(self, rc_events_err, code, *words):
         rc, events, err = rc_events_err
@@ -576,11 +581,23 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(calls[-1], calls[0])  # the same prompts and seed as the run's probes
         self.assertIsNone(again.state.eval_missing(True))
 
-    def test_replies_that_ran_out_of_tokens_train_no_token(self):
+    def test_replies_that_ran_out_of_tokens_train_no_token_with_mask_truncated(self):
         # a group of two replies cut at the length limit, one whose code passes and one with
         # none: different rewards, but every token masked, so the step moves no weight (without
         # the mask this group was 25-69 % of a step's tokens on the H100)
-        ctx = self.scripted_grpo_ctx(run_id=RUN_ID + 11)
+        model, steps = self.truncated_round(RUN_ID + 11, mask_truncated=True)
+        self.assertFalse(self.changed(self.before, model), "truncated replies trained tokens")
+
+    def test_replies_that_ran_out_of_tokens_train_by_default(self):
+        # the same group without --mask-truncated: a reply that ran out is a failure like any
+        # other, and its tokens are pushed down (masked, run-on grew at 1e-4 on the H100)
+        model, steps = self.truncated_round(RUN_ID + 13)
+        self.assertTrue(self.changed(self.before, model), "the unmasked group moved no weight")
+
+    def truncated_round(self, run_id, **cfg):
+        """A GRPO round whose every rollout ran out of tokens, rewards differing in each group:
+        (the model, its step events); self.before holds the weights before it."""
+        ctx = self.scripted_grpo_ctx(run_id=run_id, **cfg)
         tok, limit = self.tok, ctx.cfg["max_completion_len"]
         ramble = " and so on" * 400
 
@@ -594,12 +611,14 @@ class ScriptedRounds(unittest.TestCase):
             return {"prompt_ids": ids, "completion_ids": comp, "logprobs": None}
 
         ctx.rollout = rollout
-        before = self.weights(self.model)
+        self.before = self.weights(self.model)
         model, events = self.run_quiet(self.trl_engine.grpo_round, ctx, self.model, self.tok, 0)
         steps = of(events, "step", "grpo", 0)
         self.assertEqual(len(steps), 2)
         self.assertTrue(all(e["reward_std"] > 0 for e in steps))  # the rewards did differ
-        self.assertFalse(self.changed(before, model), "truncated replies trained tokens")
+        from cudal1.train import grpo
+        self.assertEqual(grpo.config(ctx, 0).mask_truncated_completions, bool(cfg.get("mask_truncated")))
+        return model, steps
 
     def test_grpo_trains_at_rl_lr_not_at_the_sft_rate(self):
         # the same signal as above, at rl_lr 0 with lr 5e-4: stage 3 reads its own rate

@@ -89,11 +89,13 @@ def gpu_index():
 def config(ctx, rnd):
     """GRPOConfig of a round: rl_batch_size prompts a step, num_generations rollouts each, sampled
     at rl_temperature; stage 3's rate; Dr. GRPO's loss, no KL, rewards not rescaled; the prompts
-    in the order by_task_in_turn gave them (not shuffled). Replies that ran out of tokens keep
-    their reward in their group's mean but train no token (DAPO's overlong filtering): Dr. GRPO's
-    loss sums tokens, and on the H100 (train-demo-t08-lr5e5) the 4-11 such replies of a 40-rollout
-    step held 25-69 % of its completion tokens, so most of each update pushed down run-on text
-    instead of ranking the replies that finished.
+    in the order by_task_in_turn gave them (not shuffled). Replies that ran out of tokens train
+    like the rest unless mask_truncated: then they keep their reward in their group's mean but
+    train no token (DAPO's overlong filtering). Dr. GRPO's loss sums tokens, and on the H100
+    (train-demo-t08-lr5e5) the 4-11 such replies of a 40-rollout step held 25-69 % of its
+    completion tokens; but masked, nothing discourages run-on text, and at 1e-4 (train-demo-rl1e4)
+    such replies grew from 2 to 12 a step. Here a reply that ran out holds no finished code: it
+    is a failure like any other.
     grpo_iterations (GRPO's mu) optimizer steps train on each step's rollouts, the ratio to the
     rollouts' own log-probs clipped as PPO: TRL counts optimizer steps, so max_steps is the
     round's GRPO steps times mu."""
@@ -108,7 +110,7 @@ def config(ctx, rnd):
                       per_device_train_batch_size=cfg["rl_batch_size"] * cfg["num_generations"],
                       num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
                       beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["rl_temperature"],
-                      mask_truncated_completions=True,
+                      mask_truncated_completions=cfg["mask_truncated"],
                       log_completions=False, shuffle_dataset=False, **vllm,
                       generation_kwargs={"cache_implementation": "static"} if cfg.get("static_cache") else None,
                       **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))

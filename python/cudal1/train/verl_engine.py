@@ -193,6 +193,9 @@ def run(cfg):
     if cfg["grpo_probe"]:  # said, not skipped: a run asked for figures it would not get
         raise EngineError(EXIT_INPUT, "\"grpo_probe\": the GRPO probe is engine trl's; verl's GRPO "
                           "runs as verl's own job", "drop --grpo-probe, or train with --engine trl")
+    if cfg["mask_truncated"]:  # verl's GRPO has no such switch (DAPO's recipe is its own trainer)
+        raise EngineError(EXIT_INPUT, "\"mask_truncated\": masking replies that ran out of tokens is "
+                          "engine trl's", "drop --mask-truncated, or train with --engine trl")
     check_deps(("transformers", "tokenizers", "pyarrow"))
     from transformers import AutoTokenizer
     quiet_progress()
