@@ -3,8 +3,13 @@
 as issue 21's demo reports them: the success rate of sampled solutions after stage 1 and after
 each stage-2 round, stage 3's reward and speedup over its steps (first steps against last), the
 GRPO step's time split (generate / reward / update), the rollouts the store recorded, and every
-step's record. Reads the store's train_runs, train_events and scores; writes nothing else."""
+step's record. With --grpo-probe, the first and the last probe sample by sample (the same prompts
+and sampling seed: which samples turned from failing to passing and back, and an exact sign test
+on those). A round cut short by a call's limit and run again after --resume counts once: its last
+attempt's steps and rollouts. Reads the store's train_runs, train_events and scores; writes
+nothing else."""
 import json
+import math
 import sqlite3
 import statistics
 import sys
@@ -16,15 +21,51 @@ def mean(xs):
     return statistics.mean(xs) if xs else None
 
 
-def by_task(con, run_id, first, last):
+def last_attempts(events):
+    """(the step events of each (stage, round)'s last attempt, {(stage, round): the time its last
+    attempt began} for the rounds run more than once). An attempt is what follows a stage's
+    `start` event: a run cut mid-round and resumed starts the stage again and redoes the round."""
+    attempt, began, newest = {}, {}, {}
+    for e in events:
+        st = e.get("stage")
+        if e["event"] == "start":
+            attempt[st] = attempt.get(st, -1) + 1
+            began[(st, attempt[st])] = e.get("t")
+        elif e["event"] == "step":
+            e["_attempt"] = attempt.get(st, 0)
+            key = (st, e.get("round"))
+            newest[key] = max(newest.get(key, 0), e["_attempt"])
+    steps, rerun = [], {}
+    for e in events:
+        if e["event"] != "step":
+            continue
+        key = (e.get("stage"), e.get("round"))
+        a = e.pop("_attempt")
+        if a == newest[key]:
+            steps.append(e)
+        else:
+            rerun[key] = began.get((key[0], newest[key]))
+    return steps, rerun
+
+
+def superseded(rerun, rnd, created):
+    """Whether a GRPO rollout of round rnd, stored at created, belongs to an attempt run again."""
+    t = rerun.get(("grpo", rnd))
+    return t is not None and created is not None and created < t
+
+
+def by_task(con, run_id, first, last, rerun):
     """Each task's GRPO rollouts in the first and the last (round, step)s: their mean reward and
     success. A step draws a few prompts, so a step's mean moves with which tasks it drew; a task's
     own first-against-last does not."""
     out = {}
-    for task, reward, verdict, rnd, step in con.execute(
+    for task, reward, verdict, rnd, step, created in con.execute(
             "SELECT task_id, reward, verdict, json_extract(meta, '$.round'), "
-            "json_extract(meta, '$.step') FROM scores WHERE json_extract(meta, '$.run') = ? AND "
-            "json_extract(meta, '$.stage') = 'grpo'", (run_id,)):
+            "json_extract(meta, '$.step'), created_at FROM scores WHERE json_extract(meta, '$.run') = ? "
+            "AND json_extract(meta, '$.stage') = 'grpo' AND json_extract(meta, '$.kind') IS NULL",
+            (run_id,)):
+        if superseded(rerun, rnd, created):
+            continue
         for name, keys in (("first", first), ("last", last)):
             if (rnd, step) in keys:
                 d = out.setdefault(task, {}).setdefault(name, {"n": 0, "rewards": [], "passed": 0})
@@ -46,6 +87,45 @@ def probe_fields(e, more=()):
     return {k: e.get(k) for k in PROBE_KEYS + more}
 
 
+def sign_test(a, b):
+    """Two-sided exact sign test: the chance of a split of a + b changes at least as uneven as
+    a against b if each change were a coin's toss."""
+    n = a + b
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(a, b) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def paired_probes(con, run_id):
+    """The first and the last probe's samples paired by (task, sample index): the prompts and the
+    sampling seed are the same, so where the model did not move a sample is the same reply, and
+    the samples that changed verdict say which way it moved. None with fewer than two probes."""
+    by_round = {}
+    for task, verdict, rnd, idx, text in con.execute(
+            "SELECT task_id, verdict, json_extract(meta, '$.round'), json_extract(meta, '$.index'), "
+            "completion FROM scores WHERE json_extract(meta, '$.run') = ? AND "
+            "json_extract(meta, '$.kind') = 'probe'", (run_id,)):
+        by_round.setdefault(rnd, {})[(task, idx)] = (verdict == "pass", text)
+    if len(by_round) < 2:
+        return None
+    r0, r1 = min(by_round), max(by_round)
+    a, b = by_round[r0], by_round[r1]
+    keys = sorted(set(a) & set(b), key=lambda k: (k[0], k[1] if k[1] is not None else -1))
+    up = sum(not a[k][0] and b[k][0] for k in keys)
+    down = sum(a[k][0] and not b[k][0] for k in keys)
+    tasks = {}
+    for k in keys:
+        d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0})
+        d["n"] += 1
+        d["passed_first"] += a[k][0]
+        d["passed_last"] += b[k][0]
+    return {"first_round": r0, "last_round": r1, "pairs": len(keys),
+            "same_reply": sum(a[k][1] == b[k][1] for k in keys),
+            "fail_to_pass": up, "pass_to_fail": down, "sign_test_p": round(sign_test(up, down), 4),
+            "by_task": dict(sorted(tasks.items()))}
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.split("\n")[0])
@@ -63,7 +143,8 @@ def main():
     evals = [e for e in events if e["event"] == "eval" and not e.get("probe")]
     probes = [e for e in events if e["event"] == "eval" and e.get("probe")]
     rounds = [e for e in events if e["event"] == "round"]
-    steps = [e for e in events if e["event"] == "step" and e.get("stage") == "grpo"]
+    kept, rerun = last_attempts(events)
+    steps = [e for e in kept if e.get("stage") == "grpo"]
     k = max(1, len(steps) // 3)
     first, last = steps[:k], steps[-k:]
     rollouts = con.execute("SELECT count(*), sum(verdict = 'pass') FROM scores WHERE "
@@ -80,6 +161,8 @@ def main():
                           for e in evals],
         "grpo": {
             "steps": len(steps),
+            # rounds cut by a call's limit and run again: only their last attempt counts
+            "rerun_rounds": sorted(r for st, r in rerun if st == "grpo"),
             "first_steps": {"n": len(first), "reward_mean": mean(s.get("reward_mean") for s in first),
                             "speedup_mean": mean(s.get("speedup_mean") for s in first),
                             "success_rate": mean(s.get("success_rate") for s in first)},
@@ -97,11 +180,12 @@ def main():
         # each round, so first against last differs only by the model
         "grpo_probe": {"evals": [probe_fields(e, ("speedup_best", "verdicts")) for e in probes],
                        "first": probe_fields(probes[0]) if probes else None,
-                       "last": probe_fields(probes[-1]) if len(probes) > 1 else None},
+                       "last": probe_fields(probes[-1]) if len(probes) > 1 else None,
+                       "paired": paired_probes(con, run_id)},
         "rollouts_in_store": {"n": rollouts[0], "passed": rollouts[1] or 0},
-        "grpo_by_task": by_task(con, run_id, order[:k], order[-k:]),
+        "grpo_by_task": by_task(con, run_id, order[:k], order[-k:], rerun),
         "rounds": rounds,
-        "step_records": [e for e in events if e["event"] == "step"],
+        "step_records": kept,
     }
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
@@ -112,6 +196,10 @@ def main():
         sa += (f"; GRPO probe {pr['first']['success_rate']} -> {pr['last']['success_rate']} passing, reward "
                f"{pr['first']['reward_mean']} -> {pr['last']['reward_mean']}, speedup "
                f"{pr['first']['speedup_mean']} -> {pr['last']['speedup_mean']}")
+    if pr["paired"]:
+        p = pr["paired"]
+        sa += (f" (sample by sample: {p['fail_to_pass']} failing -> passing, {p['pass_to_fail']} "
+               f"passing -> failing, sign test p {p['sign_test_p']})")
     print(f"train demo (run {run_id}, {run[4]}): success after {sa}; GRPO {g['steps']} steps, reward "
           f"mean {g['first_steps']['reward_mean']} -> {g['last_steps']['reward_mean']}, speedup mean "
           f"{g['first_steps']['speedup_mean']} -> {g['last_steps']['speedup_mean']}; reward "

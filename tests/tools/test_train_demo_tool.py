@@ -22,13 +22,31 @@ def store(path):
         CREATE TABLE train_events(id INTEGER PRIMARY KEY, run_id INTEGER, event TEXT, stage TEXT,
                                   round INTEGER, step INTEGER, data TEXT, t TEXT);
         CREATE TABLE scores(id INTEGER PRIMARY KEY, task_id TEXT, reward REAL, verdict TEXT,
-                            meta TEXT);""")
+                            meta TEXT, completion TEXT, created_at TEXT);""")
     con.execute("INSERT INTO train_runs VALUES (1, 'all', 'trl', NULL, 'done', '{}')")
+
+    clock = [0]
+
+    def now():  # the store's ISO times, one second apart in insertion order
+        clock[0] += 1
+        return f"2026-12-07T10:{clock[0] // 60:02d}:{clock[0] % 60:02d}.000Z"
 
     def ev(event, stage, rnd, step, **data):
         con.execute("INSERT INTO train_events(run_id, event, stage, round, step, data, t) "
-                    "VALUES (1, ?, ?, ?, ?, ?, '')", (event, stage, rnd, step, json.dumps(data)))
+                    "VALUES (1, ?, ?, ?, ?, ?, ?)", (event, stage, rnd, step, json.dumps(data), now()))
+
+    def score(task, reward, verdict, completion="", **meta):
+        con.execute("INSERT INTO scores(task_id, reward, verdict, meta, completion, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (task, reward, verdict, json.dumps(dict(run=1, stage="grpo", **meta)), completion, now()))
     ev("eval", "sft", 0, 0, n_samples=4, success_rate=0.5, speedup_mean=1.0)
+    ev("start", "grpo", None, None)
+    # an attempt at round 0 cut after its first step by a call's limit: resumed, the round runs
+    # again, and only that last attempt counts (its rollouts a pass of A that must not count)
+    score("A", 1.0, "pass", round=0, step=1)
+    ev("step", "grpo", 0, 1, reward_mean=9.0, speedup_mean=9.0, success_rate=1.0, t_generate=50.0,
+       t_reward=0.0, t_update=0.0, t_step=50.0)
+    ev("start", "grpo", None, None)
     ev("eval", "grpo", None, None, probe=True, n_samples=8, success_rate=0.25, reward_mean=-1.0,
        speedup_mean=0.9)
     ev("eval", "grpo", 0, None, probe=True, n_samples=8, success_rate=0.5, reward_mean=-0.5, speedup_mean=1.0)
@@ -47,9 +65,15 @@ def store(path):
            success_rate=0.5, t_generate=3.0, t_reward=0.5, t_update=0.5, t_step=4.0,
            gpu_busy=0.5 if step == 1 else (0.8 if step == 2 else None))
         for task, reward, verdict in rows:
-            con.execute("INSERT INTO scores(task_id, reward, verdict, meta) VALUES (?, ?, ?, ?)",
-                        (task, reward, verdict,
-                         json.dumps({"run": 1, "stage": "grpo", "round": rnd, "step": step})))
+            score(task, reward, verdict, round=rnd, step=step)
+    # the probes' samples (round -1: before round 0), paired by (task, index): A's first sample
+    # turns from failing to passing, its second and B's stay, B's second turns the other way;
+    # C's first is the same reply both times
+    for rnd, verdicts in ((-1, ["compile_error", "pass", "pass", "pass", "no_code"]),
+                          (1, ["pass", "pass", "pass", "compile_error", "no_code"])):
+        for (task, idx), v in zip([("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0)], verdicts):
+            score(task, None, v, completion=f"{task}{idx}" if task == "C" else f"{task}{idx}r{rnd}",
+                  kind="probe", round=rnd, index=idx)
     con.commit()
     con.close()
 
@@ -76,12 +100,28 @@ class TrainDemoTool(unittest.TestCase):
         self.assertEqual((pr["first"]["success_rate"], pr["last"]["success_rate"]), (0.25, 0.75))
         self.assertEqual((pr["first"]["reward_mean"], pr["last"]["reward_mean"]), (-1.0, 0.25))
         self.assertIn("GRPO probe 0.25 -> 0.75 passing", res.stdout)
+        self.assertEqual(g["rerun_rounds"], [0])
+        self.assertEqual(len([e for e in doc["step_records"] if e["stage"] == "grpo"]), 6)
+        p = pr["paired"]
+        self.assertEqual((p["first_round"], p["last_round"], p["pairs"]), (-1, 1, 5))
+        self.assertEqual((p["fail_to_pass"], p["pass_to_fail"], p["same_reply"]), (1, 1, 1))
+        self.assertEqual(p["sign_test_p"], 1.0)
+        self.assertEqual(p["by_task"]["B"], {"n": 2, "passed_first": 2, "passed_last": 1})
+        self.assertIn("1 failing -> passing, 1 passing -> failing", res.stdout)
         by = doc["grpo_by_task"]
         self.assertEqual(by["A"]["first"], {"n": 2, "passed": 1, "reward_mean": -1.0, "success_rate": 0.5})
         self.assertEqual(by["A"]["last"], {"n": 2, "passed": 2, "reward_mean": 1.0, "success_rate": 1.0})
         self.assertEqual(set(by["B"]), {"first"})          # B was drawn only early
         self.assertEqual(by["C"]["last"]["n"], 2)           # the infra error counts as a rollout,
         self.assertEqual(by["C"]["last"]["reward_mean"], -2.0)  # not as a reward
+
+    def test_the_sign_test_is_the_exact_binomial_tail(self):
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        from train_demo import sign_test
+        self.assertEqual(sign_test(0, 0), 1.0)
+        self.assertAlmostEqual(sign_test(9, 2), 2 * (1 + 11 + 55) / 2 ** 11)  # 0.0654
+        self.assertAlmostEqual(sign_test(0, 5), 2 / 32)
+        self.assertEqual(sign_test(3, 3), 1.0)
 
     def test_a_store_without_a_run_says_so(self):
         with tempfile.TemporaryDirectory() as d:
