@@ -562,7 +562,9 @@ class ScriptedRounds(unittest.TestCase):
             self.assertEqual(e["success_rate"], 1.0)
         self.assertEqual(len(calls), 2)
         self.assertEqual(calls[0], calls[1])  # the same prompts, k, seed and temperature
-        self.assertEqual(calls[0][1:], (2, calls[0][2], 0.9))
+        # 2 samples of the one task spread over 2 of its prompts, one sample each
+        self.assertEqual(len(calls[0][0]), 2)
+        self.assertEqual(calls[0][1:], (1, calls[0][2], 0.9))
         self.assertEqual(len(of(events, "step", "grpo", 0)), 2)
         kinds = [m.get("kind") for m, _, _ in store_rows(os.path.join(TMP, "db"), RUN_ID + 10)]
         self.assertEqual(kinds.count("probe"), 4)
@@ -647,6 +649,10 @@ class ScriptedRounds(unittest.TestCase):
         from cudal1.train import grpo
         self.assertFalse(grpo.config(ctx, 0).shuffle_dataset)
 
+    def test_probe_samples_spread_over_up_to_four_prompts_a_task(self):
+        f = self.trl_engine.probe_prompts_per_task
+        self.assertEqual([f(n) for n in (16, 8, 4, 6, 2, 5, 1)], [4, 4, 4, 2, 2, 1, 1])
+
     def test_by_task_in_turn_orders_rows_one_task_after_another(self):
         from cudal1.train.grpo import by_task_in_turn
         rows = [{"task": t, "i": i} for i, t in enumerate("aaabbc")] + [{"task": "z", "i": 6}]
@@ -678,7 +684,7 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(grown, static)
         self.assertEqual(n1, n2)
         args = grpo.config(self.trl_engine.Ctx(dict(self.cfg, static_cache=True)), 0)
-        self.assertEqual(args.generation_kwargs, {"cache_implementation": "static"})
+        self.assertEqual(args.generation_kwargs, {"cache_implementation": "static", "disable_compile": True})
         self.assertIsNone(grpo.config(self.trl_engine.Ctx(self.cfg), 0).generation_kwargs)
 
 

@@ -112,7 +112,10 @@ def config(ctx, rnd):
                       beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["rl_temperature"],
                       mask_truncated_completions=cfg["mask_truncated"],
                       log_completions=False, shuffle_dataset=False, **vllm,
-                      generation_kwargs={"cache_implementation": "static"} if cfg.get("static_cache") else None,
+                      # no torch.compile: transformers compiles a static cache's forward on its own
+                      # otherwise (load_model does the same for the engine's own generate())
+                      generation_kwargs={"cache_implementation": "static", "disable_compile": True}
+                      if cfg.get("static_cache") else None,
                       **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
 
 
