@@ -582,6 +582,10 @@ class ScriptedRounds(unittest.TestCase):
         self.assertTrue(owed["probe"])
         self.assertEqual(calls[-1], calls[0])  # the same prompts and seed as the run's probes
         self.assertIsNone(again.state.eval_missing(True))
+        # a state kept before the samples were spread holds one prompt a task: all 2 under it
+        again.state.data["grpo_probe_rows"] = again.state.data["grpo_probe_rows"][:1]
+        self.run_quiet(self.trl_engine.probe, again, self.model, self.tok, 0)
+        self.assertEqual((len(calls[-1][0]), calls[-1][1]), (1, 2))
 
     def test_replies_that_ran_out_of_tokens_train_no_token_with_mask_truncated(self):
         # a group of two replies cut at the length limit, one whose code passes and one with
