@@ -123,13 +123,13 @@ def phases(db, skip=0):
             if r[0]][skip:]
     con.close()
     keys = ["compile", "start", "start_setup", "start_load", "cand_setup", "verify", "gpu_wait",
-            "time", "total"]
+            "time", "time_prep", "time_warmup", "time_pairs", "pairs", "total"]
     out = {"n": len(rows)}
     for k in keys:
         xs = [r.get("phases_s", {}).get(k) for r in rows]
         xs = [x for x in xs if isinstance(x, (int, float))]
-        if xs:
-            out[k + "_mean_s"] = round(statistics.mean(xs), 4)
+        if xs:  # seconds, but for the timed pairs' count
+            out[k + ("_mean" if k == "pairs" else "_mean_s")] = round(statistics.mean(xs), 4)
     # the candidate worker's own clock in SETUP (cumulative ms): task, device, pinned, allocated,
     # preloaded (the op library; a Python solution's interpreter and torch), sandboxed
     parts = [r.get("phases_s", {}).get("cand_setup_ms") for r in rows]

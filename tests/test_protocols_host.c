@@ -58,6 +58,15 @@ static void test_start_phases_nest(void **st) {
     prev = x;
   }
   assert_true(prev > 0 && prev <= cand * 1e3);
+  /* the timing's parts inside it, and the pairs past the last fixed secret re-verification point
+     (pair 20-59; --max-trials 40 here caps it, plus the last pair, always re-verified) */
+  double time = cJSON_GetObjectItemCaseSensitive(ph, "time")->valuedouble;
+  double prep = cJSON_GetObjectItemCaseSensitive(ph, "time_prep")->valuedouble;
+  double warm = cJSON_GetObjectItemCaseSensitive(ph, "time_warmup")->valuedouble;
+  double pairs_s = cJSON_GetObjectItemCaseSensitive(ph, "time_pairs")->valuedouble;
+  int pairs = cJSON_GetObjectItemCaseSensitive(ph, "pairs")->valueint;
+  assert_true(prep > 0 && warm > 0 && pairs_s > 0 && prep + warm + pairs_s <= time + 1e-9);
+  assert_true(pairs >= 21 && pairs <= 41);
   cJSON_Delete(j);
 }
 

@@ -89,6 +89,10 @@ typedef struct {
   /* phase wall times (s) */
   double t_gate, t_compile, t_start, t_verify, t_time, t_total;
   double t_gpu_wait;             /* waiting for a shared GPU (eval_opts.gpu): to verify, to time */
+  double t_time_prep, t_time_warmup, t_time_pairs; /* t_time's parts: TIME_PREP (input sets,
+                                    graphs, empty-call costs), the warm-up, the timed pairs */
+  int time_pairs;                /* timed pairs of the last pass (min_trials and the secret
+                                    re-verification points set the least) */
   double t_start_setup, t_start_load; /* t_start's two parts: the workers taken or spawned and
                                          set up (SETUP); the solutions mapped (LOAD) */
   double t_cand_setup;           /* the candidate's SETUP, from its request to its reply (s) */

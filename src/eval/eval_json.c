@@ -92,6 +92,10 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
     cJSON_AddItemToArray(sm, cJSON_CreateNumber(r->cand_setup_ms[i]));
   cJSON_AddNumberToObject(ph, "verify", r->t_verify);
   cJSON_AddNumberToObject(ph, "time", r->t_time);
+  cJSON_AddNumberToObject(ph, "time_prep", r->t_time_prep);
+  cJSON_AddNumberToObject(ph, "time_warmup", r->t_time_warmup);
+  cJSON_AddNumberToObject(ph, "time_pairs", r->t_time_pairs);
+  cJSON_AddNumberToObject(ph, "pairs", r->time_pairs);
   if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);
   cJSON_AddNumberToObject(ph, "total", r->t_total);
   if (r->cand_log[0]) cJSON_AddStringToObject(j, "candidate_log_tail", r->cand_log);

@@ -34,6 +34,11 @@ class SteadyMode(unittest.TestCase):
         self.assertEqual(doc["first"]["verdicts"], {"pass": n})
         self.assertEqual(doc["first"]["cached"], 0)  # new completions, evaluated for real
         self.assertEqual(doc["phases_mean_first"]["n"], n)  # step0's evaluations left out
+        ph = doc["phases_mean_first"]
+        # the timing's parts (prep, warm-up, pairs) within it, and the pairs counted
+        self.assertLessEqual(ph["time_prep_mean_s"] + ph["time_warmup_mean_s"] + ph["time_pairs_mean_s"],
+                             ph["time_mean_s"] + 1e-3)
+        self.assertGreaterEqual(ph["pairs_mean"], 5)
         refs = doc["service_stats_after_first"]["reference_workers"]
         # the measured batch found each task's reference from step 0 pooled (how many were
         # started is the machine's: a timing that looks suspicious on a loaded machine is
