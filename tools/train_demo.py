@@ -25,31 +25,24 @@ def last_attempts(events):
     """(the step events of each (stage, round)'s last attempt, {(stage, round): the time its last
     attempt began} for the rounds run more than once). An attempt is what follows a stage's
     `start` event: a run cut mid-round and resumed starts the stage again and redoes the round."""
-    attempt, began, newest = {}, {}, {}
+    attempt, began, tagged = {}, {}, []  # tagged: (the step's attempt, its (stage, round), it)
     for e in events:
         st = e.get("stage")
         if e["event"] == "start":
             attempt[st] = attempt.get(st, -1) + 1
             began[(st, attempt[st])] = e.get("t")
         elif e["event"] == "step":
-            e["_attempt"] = attempt.get(st, 0)
-            key = (st, e.get("round"))
-            newest[key] = max(newest.get(key, 0), e["_attempt"])
-    steps, rerun = [], {}
-    for e in events:
-        if e["event"] != "step":
-            continue
-        key = (e.get("stage"), e.get("round"))
-        a = e.pop("_attempt")
-        if a == newest[key]:
-            steps.append(e)
-        else:
-            rerun[key] = began.get((key[0], newest[key]))
-    return steps, rerun
+            tagged.append((attempt.get(st, 0), (st, e.get("round")), e))
+    newest = {}
+    for a, key, _ in tagged:
+        newest[key] = max(newest.get(key, 0), a)
+    rerun = {key: began.get((key[0], newest[key])) for a, key, _ in tagged if a < newest[key]}
+    return [e for a, key, e in tagged if a == newest[key]], rerun
 
 
 def superseded(rerun, rnd, created):
-    """Whether a GRPO rollout of round rnd, stored at created, belongs to an attempt run again."""
+    """Whether a GRPO rollout of round rnd, stored at created, belongs to an attempt run again
+    (the store writes both times as ISO UTC with milliseconds, so they compare as text)."""
     t = rerun.get(("grpo", rnd))
     return t is not None and created is not None and created < t
 

@@ -315,18 +315,25 @@ static void speedup_of(cl1_pass *p, cl1_eval_result *r) {
   else r->speedup = q.median;
 }
 
+/* Seconds since *t0, which moves to now. */
+static double lap(double *t0) {
+  double now = cl1_now(), dt = now - *t0;
+  *t0 = now;
+  return dt;
+}
+
 int cl1_judge_timing(cl1_pass *p, cl1_eval_result *r) {
   const int nsets = time_sets(p);
   assert(nsets >= 1 && nsets <= MAX_TIME_SETS);
   empty_cost ec;
-  double ref_empty, cand_empty, t0 = cl1_now(), t1;
+  double ref_empty, cand_empty, t0 = cl1_now();
   /* where the exclusive hold goes, for bench/serve.py's phase means */
   if (prepare(p, r, nsets, &ec)) return 1;
-  t1 = cl1_now(), r->t_time_prep += t1 - t0, t0 = t1;
+  r->t_time_prep += lap(&t0);
   if (warm_up(p, r, nsets, &ec, &ref_empty, &cand_empty)) return 1;
-  t1 = cl1_now(), r->t_time_warmup += t1 - t0, t0 = t1;
+  r->t_time_warmup += lap(&t0);
   if (timed_pairs(p, r, nsets)) return 1;
-  r->t_time_pairs += cl1_now() - t0;
+  r->t_time_pairs += lap(&t0);
   r->time_pairs = p->n_cand;
   trial_times(p->ref_ms, p->ref_ev, p->ref_host, p->ref_rt, p->ref_jr, p->n_ref, ref_empty);
   double gap_sum = trial_times(p->cand_ms, p->cand_ev, p->cand_host, p->cand_rt, p->cand_jr,
