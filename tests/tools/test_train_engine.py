@@ -16,6 +16,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 def read(path):
@@ -252,6 +253,27 @@ class Failures(unittest.TestCase):
     def test_mask_truncated_with_verl_is_exit_2_naming_it(self):
         self.expect(run_engine(config(os.path.join(TMP, "verl-mask"), engine="verl", stage="grpo",
                                       mask_truncated=True)), 2, "mask_truncated", "--engine trl")
+
+    def test_a_bad_stack_sampling_interval_is_exit_2_naming_the_variable(self):
+        self.expect(run_engine(config(os.path.join(TMP, "stacks-bad"), engine="verl"),
+                               extra_env={"CUDAL1_TRAIN_STACKS": "often"}), 2, "CUDAL1_TRAIN_STACKS")
+
+    def test_stack_sampling_writes_every_threads_stack(self):
+        import faulthandler
+        import time
+        from cudal1.train.__main__ import stack_sampler
+        out = os.path.join(TMP, "stacks")
+        self.assertIsNone(stack_sampler(out, {}))
+        f = stack_sampler(out, {"CUDAL1_TRAIN_STACKS": "0.05"})
+        try:
+            deadline = time.monotonic() + 30  # the watchdog thread fires on a loaded machine too
+            while time.monotonic() < deadline and "test_stack_sampling" not in open(f.name).read():
+                time.sleep(0.1)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            f.close()
+        text = open(os.path.join(out, "stacks.log")).read()
+        self.assertIn("test_stack_sampling_writes_every_threads_stack", text)  # this frame
 
     def expect(self, rc_events_err, code, *words):
         rc, events, err = rc_events_err
@@ -690,6 +712,32 @@ class ScriptedRounds(unittest.TestCase):
         args = grpo.config(self.trl_engine.Ctx(dict(self.cfg, static_cache=True)), 0)
         self.assertEqual(args.generation_kwargs, {"cache_implementation": "static", "disable_compile": True})
         self.assertIsNone(grpo.config(self.trl_engine.Ctx(self.cfg), 0).generation_kwargs)
+        # under a GPU trainer's bf16 autocast the rollouts keep the grown cache, said explicitly
+        self.assertEqual(grpo.rollout_cache(dict(self.cfg, static_cache=True), True),
+                         {"cache_implementation": "dynamic", "disable_compile": True})
+
+    def test_a_trained_model_comes_back_outside_the_trainers_autocast(self):
+        # Accelerate patches forward with bf16 autocast and leaves it so after train(): the
+        # engine's evals sampled in bf16 under it, and a static cache failed on the H100
+        import accelerate
+        import torch
+        from transformers import LlamaConfig, LlamaForCausalLM
+        m = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64,
+                                         num_hidden_layers=1, num_attention_heads=2,
+                                         num_key_value_heads=2))
+        acc = accelerate.Accelerator(mixed_precision="bf16", cpu=True)
+        trainer = types.SimpleNamespace(accelerator=acc, model=acc.prepare(m))
+        seen = []
+        m.model.layers[0].self_attn.k_proj.register_forward_hook(lambda mod, i, o: seen.append(o.dtype))
+
+        def key_dtype(model):
+            with torch.no_grad():
+                model(torch.tensor([[1, 2, 3]]))
+            return seen.pop()
+        self.assertEqual(key_dtype(trainer.model), torch.bfloat16)  # what train() leaves
+        model = self.trl_engine.released(trainer)
+        self.assertIs(model, m)
+        self.assertEqual(key_dtype(model), torch.float32)
 
 
 class RewardHooks(unittest.TestCase):

@@ -3,13 +3,14 @@ train` runs as a child. Reads the config, checks the dependencies, runs the TRL 
 and turns every way of failing into one error event and the contract's exit status:
 2 the user's input, 3 the service, 4 out of memory, 5 a missing Python dependency, 130 Ctrl-C."""
 import argparse
+import faulthandler
 import importlib
 import os
 import signal
 import sys
 import traceback
 
-from .config import EXIT_DEPS, EXIT_INFRA, EXIT_OOM, OOM_HINT, PIP_LINE, EngineError, load
+from .config import EXIT_DEPS, EXIT_INFRA, EXIT_INPUT, EXIT_OOM, OOM_HINT, PIP_LINE, EngineError, load
 from .events import emit, log
 
 TRAIN_DEPS = ("trl", "transformers", "peft", "datasets", "tokenizers", "accelerate", "pyarrow", "torch")
@@ -32,6 +33,27 @@ def _is_oom(e):
     except ImportError:
         pass
     return isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and "out of memory" in str(e).lower())
+
+
+def stack_sampler(out, env=os.environ):
+    """CUDAL1_TRAIN_STACKS=S: every thread's Python stack written to OUT/stacks.log every S
+    seconds (faulthandler's own watchdog thread, so a step stuck in C code is caught too). For
+    finding where a slow step's time goes on a machine without a profiler: the demo's first
+    generate() of a process took 87-149 s on the H100, its later ones 22-35 s, and a bench of
+    generate() alone showed no such cost. Returns the open file, or None when unset."""
+    v = env.get("CUDAL1_TRAIN_STACKS")
+    if not v:
+        return None
+    try:
+        every = float(v)
+    except ValueError:
+        every = 0.0
+    if not 0 < every < 1e6:
+        raise EngineError(EXIT_INPUT, f"CUDAL1_TRAIN_STACKS={v!r}: not a number of seconds above 0")
+    os.makedirs(out, exist_ok=True)
+    f = open(os.path.join(out, "stacks.log"), "a")
+    faulthandler.dump_traceback_later(every, repeat=True, file=f)
+    return f
 
 
 def _on_sigterm(signum, frame):
@@ -62,7 +84,9 @@ def main(argv=None):
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return run(load(args.config))
+        cfg = load(args.config)
+        stack_sampler(cfg["out"])
+        return run(cfg)
     except EngineError as e:
         emit("error", message=e.message, hint=e.hint or None, code=e.code)
         log(f"error: {e.message}" + (f" ({e.hint})" if e.hint else ""))

@@ -106,17 +106,28 @@ def config(ctx, rnd):
     vllm = dict(use_vllm=True, vllm_mode="server", vllm_server_base_url=cfg["vllm_server"]) \
         if cfg["vllm_server"] else {}
     mu = cfg["grpo_iterations"]
+    common = common_args(ctx, "grpo", rnd)
     return GRPOConfig(max_steps=cfg["grpo_steps_per_round"] * mu, num_iterations=mu,
                       per_device_train_batch_size=cfg["rl_batch_size"] * cfg["num_generations"],
                       num_generations=cfg["num_generations"], max_completion_length=cfg["max_completion_len"],
                       beta=0.0, loss_type="dr_grpo", scale_rewards="none", temperature=cfg["rl_temperature"],
                       mask_truncated_completions=cfg["mask_truncated"],
                       log_completions=False, shuffle_dataset=False, **vllm,
-                      # no torch.compile: transformers compiles a static cache's forward on its own
-                      # otherwise (load_model does the same for the engine's own generate())
-                      generation_kwargs={"cache_implementation": "static", "disable_compile": True}
-                      if cfg.get("static_cache") else None,
-                      **dict(common_args(ctx, "grpo", rnd), learning_rate=cfg["rl_lr"]))
+                      generation_kwargs=rollout_cache(cfg, common.get("bf16")),
+                      **dict(common, learning_rate=cfg["rl_lr"]))
+
+
+def rollout_cache(cfg, bf16):
+    """GRPO's generation_kwargs for --static-cache (None without it). The trainer generates its
+    rollouts under its own bf16 autocast on a GPU, where RoPE's keys come out fp32 and the values
+    bf16, which one static cache of one dtype cannot hold (the H100's first try failed at the
+    cache's first update, 2026-12-07): there the rollouts keep the grown cache, said explicitly,
+    since load_model put "static" in the model's own generation config. No torch.compile:
+    transformers compiles a static cache's forward on its own otherwise (load_model does the same
+    for the engine's own generate())."""
+    if not cfg.get("static_cache"):
+        return None
+    return {"cache_implementation": "dynamic" if bf16 else "static", "disable_compile": True}
 
 
 def train(ctx, model, tok, prompts, rnd):
@@ -126,7 +137,7 @@ def train(ctx, model, tok, prompts, rnd):
     from trl import GRPOTrainer
 
     from ..trl import make_reward
-    from .trl_engine import merged, quiet, step_callback
+    from .trl_engine import quiet, released, step_callback
     cfg = ctx.cfg
     mu = cfg["grpo_iterations"]
     rec = StepRecorder(GpuBusy(gpu_index()) if cfg["device"] == "cuda" else None)
@@ -152,4 +163,4 @@ def train(ctx, model, tok, prompts, rnd):
     finally:
         if rec.busy:
             rec.busy.stop()
-    return merged(trainer.model), rec.all_results
+    return released(trainer), rec.all_results

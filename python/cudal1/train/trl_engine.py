@@ -163,7 +163,13 @@ def with_lora(model, cfg):
                                             task_type="CAUSAL_LM"))
 
 
-def merged(model):
+def released(trainer):
+    """A trainer's model as the rest of the engine uses it: LoRA merged, and outside the
+    trainer's precision wrapper. On a GPU, Accelerate patches the model's forward with bf16
+    autocast and leaves it patched after train(): the evals and probes then sampled in bf16 while
+    the checkpoints hold fp32, and a static KV cache failed at its first update (RoPE's keys come
+    out fp32 and the values bf16; H100, 2026-12-07)."""
+    model = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)
     return model.merge_and_unload() if hasattr(model, "merge_and_unload") else model
 
 
@@ -259,7 +265,7 @@ def train_sft(ctx, model, tok, ds, stage, rnd, max_steps=0, lr=None):
                          callbacks=[step_callback(stage, rnd)])
     quiet(trainer)
     trainer.train()
-    return merged(trainer.model)
+    return released(trainer)
 
 
 def sample_seed(cfg, stage, rnd, kind):
