@@ -259,21 +259,20 @@ class Failures(unittest.TestCase):
                                extra_env={"CUDAL1_TRAIN_STACKS": "often"}), 2, "CUDAL1_TRAIN_STACKS")
 
     def test_stack_sampling_writes_every_threads_stack(self):
-        import faulthandler
         import time
         from cudal1.train.__main__ import stack_sampler
         out = os.path.join(TMP, "stacks")
         self.assertIsNone(stack_sampler(out, {}))
-        f = stack_sampler(out, {"CUDAL1_TRAIN_STACKS": "0.05"})
+        stop = stack_sampler(out, {"CUDAL1_TRAIN_STACKS": "0.05"})
+        path = os.path.join(out, "stacks.log")
         try:
-            deadline = time.monotonic() + 30  # the watchdog thread fires on a loaded machine too
-            while time.monotonic() < deadline and "test_stack_sampling" not in open(f.name).read():
+            deadline = time.monotonic() + 30  # the sampler's thread gets its turn on a loaded machine too
+            while time.monotonic() < deadline and not (
+                    os.path.exists(path) and "test_stack_sampling" in open(path).read()):
                 time.sleep(0.1)
         finally:
-            faulthandler.cancel_dump_traceback_later()
-            f.close()
-        text = open(os.path.join(out, "stacks.log")).read()
-        self.assertIn("test_stack_sampling_writes_every_threads_stack", text)  # this frame
+            stop.set()
+        self.assertIn("test_stack_sampling_writes_every_threads_stack", open(path).read())  # this frame
 
     def expect(self, rc_events_err, code, *words):
         rc, events, err = rc_events_err

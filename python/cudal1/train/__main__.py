@@ -3,11 +3,12 @@ train` runs as a child. Reads the config, checks the dependencies, runs the TRL 
 and turns every way of failing into one error event and the contract's exit status:
 2 the user's input, 3 the service, 4 out of memory, 5 a missing Python dependency, 130 Ctrl-C."""
 import argparse
-import faulthandler
 import importlib
 import os
 import signal
 import sys
+import threading
+import time
 import traceback
 
 from .config import EXIT_DEPS, EXIT_INFRA, EXIT_INPUT, EXIT_OOM, OOM_HINT, PIP_LINE, EngineError, load
@@ -37,10 +38,12 @@ def _is_oom(e):
 
 def stack_sampler(out, env=os.environ):
     """CUDAL1_TRAIN_STACKS=S: every thread's Python stack written to OUT/stacks.log every S
-    seconds (faulthandler's own watchdog thread, so a step stuck in C code is caught too). For
-    finding where a slow step's time goes on a machine without a profiler: the demo's first
-    generate() of a process took 87-149 s on the H100, its later ones 22-35 s, and a bench of
-    generate() alone showed no such cost. Returns the open file, or None when unset."""
+    seconds, for finding where a slow step's time goes on a machine without a profiler: the
+    demo's first generate() of a process took 87-149 s on the H100, its later ones 22-35 s, and
+    a bench of generate() alone showed no such cost. A daemon thread that takes the GIL like any
+    other (sys._current_frames): faulthandler's watchdog, which reads the frames without it,
+    crashed the engine with SIGSEGV within minutes on the H100 (2026-12-07). Returns the thread's
+    stop Event, or None when unset."""
     v = env.get("CUDAL1_TRAIN_STACKS")
     if not v:
         return None
@@ -51,9 +54,21 @@ def stack_sampler(out, env=os.environ):
     if not 0 < every < 1e6:
         raise EngineError(EXIT_INPUT, f"CUDAL1_TRAIN_STACKS={v!r}: not a number of seconds above 0")
     os.makedirs(out, exist_ok=True)
-    f = open(os.path.join(out, "stacks.log"), "a")
-    faulthandler.dump_traceback_later(every, repeat=True, file=f)
-    return f
+    path, stop = os.path.join(out, "stacks.log"), threading.Event()
+    t0 = time.monotonic()
+
+    def sample():
+        while not stop.wait(every):
+            me = threading.get_ident()
+            parts = [f"--- {time.monotonic() - t0:.1f} s\n"]
+            for ident, frame in sys._current_frames().items():
+                if ident != me:
+                    parts.append(f"thread {ident}:\n" + "".join(traceback.format_stack(frame)))
+            with open(path, "a") as f:
+                f.write("".join(parts))
+
+    threading.Thread(target=sample, name="cudal1-stacks", daemon=True).start()
+    return stop
 
 
 def _on_sigterm(signum, frame):
