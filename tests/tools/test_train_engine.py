@@ -724,6 +724,10 @@ class ScriptedRounds(unittest.TestCase):
         m = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64,
                                          num_hidden_layers=1, num_attention_heads=2,
                                          num_key_value_heads=2))
+        from accelerate.state import AcceleratorState
+        # Accelerate's state is one per process, and the trainers before this test set it up
+        AcceleratorState._reset_state(reset_partial_state=True)
+        self.addCleanup(AcceleratorState._reset_state, reset_partial_state=True)
         acc = accelerate.Accelerator(mixed_precision="bf16", cpu=True)
         trainer = types.SimpleNamespace(accelerator=acc, model=acc.prepare(m))
         seen = []
