@@ -709,11 +709,32 @@ class ScriptedRounds(unittest.TestCase):
         self.assertEqual(grown, static)
         self.assertEqual(n1, n2)
         args = grpo.config(self.trl_engine.Ctx(dict(self.cfg, static_cache=True)), 0)
-        self.assertEqual(args.generation_kwargs, {"cache_implementation": "static", "disable_compile": True})
+        self.assertEqual(args.generation_kwargs, {"cache_implementation": "static"})
+        # TRL builds its GenerationConfig from them with disable_compile of its own: given twice,
+        # the H100's first GRPO trainer failed with a TypeError
+        from datasets import Dataset
+        from trl import GRPOTrainer
+
+        def reward(completions, **kw):
+            return [0.0] * len(completions)
+        trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, processing_class=tok,
+                              train_dataset=Dataset.from_list([{"prompt": "write a relu kernel"}]))
+        self.assertEqual(trainer.generation_config.cache_implementation, "static")
+        self.assertTrue(trainer.generation_config.disable_compile)
         self.assertIsNone(grpo.config(self.trl_engine.Ctx(self.cfg), 0).generation_kwargs)
         # under a GPU trainer's bf16 autocast the rollouts keep the grown cache, said explicitly
         self.assertEqual(grpo.rollout_cache(dict(self.cfg, static_cache=True), True),
-                         {"cache_implementation": "dynamic", "disable_compile": True})
+                         {"cache_implementation": "dynamic"})
+
+    def test_on_a_gpu_attention_keeps_off_cudnn(self):
+        # cuDNN builds a plan per new shape: a decode step's key length is new at every token
+        import torch
+        self.addCleanup(torch.backends.cuda.enable_cudnn_sdp, torch.backends.cuda.cudnn_sdp_enabled())
+        torch.backends.cuda.enable_cudnn_sdp(True)
+        self.assertFalse(self.trl_engine.no_cudnn_attention(dict(self.cfg, device="cpu")))
+        self.assertTrue(torch.backends.cuda.cudnn_sdp_enabled())  # the CPU's runs leave it be
+        self.assertTrue(self.trl_engine.no_cudnn_attention(dict(self.cfg, device="cuda")))
+        self.assertFalse(torch.backends.cuda.cudnn_sdp_enabled())
 
     def test_a_trained_model_comes_back_outside_the_trainers_autocast(self):
         # Accelerate patches forward with bf16 autocast and leaves it so after train(): the

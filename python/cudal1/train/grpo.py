@@ -122,12 +122,12 @@ def rollout_cache(cfg, bf16):
     rollouts under its own bf16 autocast on a GPU, where RoPE's keys come out fp32 and the values
     bf16, which one static cache of one dtype cannot hold (the H100's first try failed at the
     cache's first update, 2026-12-07): there the rollouts keep the grown cache, said explicitly,
-    since load_model put "static" in the model's own generation config. No torch.compile:
-    transformers compiles a static cache's forward on its own otherwise (load_model does the same
-    for the engine's own generate())."""
+    since load_model put "static" in the model's own generation config. TRL adds
+    disable_compile=True itself (a second one was a TypeError on the H100), so a static cache's
+    forward is not compiled, as load_model asks for the engine's own generate()."""
     if not cfg.get("static_cache"):
         return None
-    return {"cache_implementation": "dynamic" if bf16 else "static", "disable_compile": True}
+    return {"cache_implementation": "dynamic" if bf16 else "static"}  # TRL adds disable_compile
 
 
 def train(ctx, model, tok, prompts, rnd):

@@ -51,6 +51,21 @@ class Ctx:
 
 # ---- model, checkpoints ----------------------------------------------------------------------
 
+def no_cudnn_attention(cfg):
+    """On a GPU, SDPA without its cuDNN backend. torch 2.11 sends attention with a padding mask to
+    cuDNN first on Hopper, and cuDNN builds an execution plan for every shape it has not met:
+    every decode step of a generate() call is a new key length, so a process's first call at a
+    batch size paid a plan per token (on the H100 a GRPO step's rollouts took 87-149 s the first
+    time and 22-35 s after; the stacks (CUDAL1_TRAIN_STACKS) sat in scaled_dot_product_attention
+    with the GPU 15-24 % busy, and fp32 sampling, which cuDNN does not take, paid nothing).
+    Flash and memory-efficient attention need no plans. Process-wide, set before any model runs."""
+    if cfg["device"] != "cuda":
+        return False
+    import torch
+    torch.backends.cuda.enable_cudnn_sdp(False)
+    return True
+
+
 def device_args(cfg):
     """The trainers' device and precision arguments (bf16 only on a GPU that has it)."""
     import torch
@@ -456,6 +471,7 @@ def run(cfg, ctx=None, stages=None):
     os.makedirs(ctx.out, exist_ok=True)
     quiet_progress()
     device_args(cfg)  # a GPU asked for and not there: said before anything is built
+    no_cudnn_attention(cfg)
     path = starting_model(ctx)
     model, tok = load_model(path, cfg)
     n = sum(p.numel() for p in model.parameters())
