@@ -352,7 +352,8 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   assert_int_equal(mkdir(model, 0755), 0);
   snprintf(args, sizeof args, "grpo --out %s/o --db %s --tasks " RELU " --model %s --lr 1e-3 "
            "--rl-lr 3e-5 --selfsup-lr 2e-4 --temperature 0.5 --gen-batch 40 --rl-temperature 1.1 "
-           "--rl-batch 5 --static-cache --mask-truncated " EVAL, f->dir, f->path, model);
+           "--rl-batch 5 --static-cache --mask-truncated --rounds 2 --grpo-rounds 3 " EVAL,
+           f->dir, f->path, model);
   assert_int_equal(train(ENGINE, args), 2);
   assert_out_has("/ckpt: no tokenizer there (neither tokenizer.json nor tokenizer_config.json)");
   /* nothing was started or recorded */
@@ -376,6 +377,9 @@ static void test_model_path_missing_or_without_tokenizer_is_exit_2(void **state)
   assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "static_cache")));
   assert_true(cJSON_IsTrue(cJSON_GetObjectItem(c, "mask_truncated")));
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 40);
+  /* one stage's rounds after --rounds' both */
+  assert_int_equal(cJSON_GetObjectItem(c, "selfsup_rounds")->valueint, 2);
+  assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 3);
   cJSON_Delete(c);
   assert_int_equal(q_num(f->path, "SELECT COUNT(*) FROM train_runs WHERE model IS NOT NULL"), 1);
 }

@@ -95,11 +95,11 @@ def paired_probes(con, run_id):
     sampling seed are the same, so where the model did not move a sample is the same reply, and
     the samples that changed verdict say which way it moved. None with fewer than two probes."""
     by_round = {}
-    for task, verdict, rnd, idx, text in con.execute(
+    for task, verdict, rnd, idx, text, reward in con.execute(
             "SELECT task_id, verdict, json_extract(meta, '$.round'), json_extract(meta, '$.index'), "
-            "completion FROM scores WHERE json_extract(meta, '$.run') = ? AND "
+            "completion, reward FROM scores WHERE json_extract(meta, '$.run') = ? AND "
             "json_extract(meta, '$.kind') = 'probe'", (run_id,)):
-        by_round.setdefault(rnd, {})[(task, idx)] = (verdict == "pass", text)
+        by_round.setdefault(rnd, {})[(task, idx)] = (verdict == "pass", text, reward)
     if len(by_round) < 2:
         return None
     r0, r1 = min(by_round), max(by_round)
@@ -113,9 +113,15 @@ def paired_probes(con, run_id):
         d["n"] += 1
         d["passed_first"] += a[k][0]
         d["passed_last"] += b[k][0]
+    # the reward moves with a pass's speed too: a probe whose passes stayed passes can still have
+    # moved to faster code, which is what stage 3 is for
+    diffs = [b[k][2] - a[k][2] for k in keys if a[k][2] is not None and b[k][2] is not None]
+    r_up, r_down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     return {"first_round": r0, "last_round": r1, "pairs": len(keys),
             "same_reply": sum(a[k][1] == b[k][1] for k in keys),
             "fail_to_pass": up, "pass_to_fail": down, "sign_test_p": round(sign_test(up, down), 4),
+            "reward_pairs": len(diffs), "reward_up": r_up, "reward_down": r_down,
+            "reward_change_mean": mean(diffs), "reward_sign_test_p": round(sign_test(r_up, r_down), 4),
             "by_task": dict(sorted(tasks.items()))}
 
 
@@ -192,7 +198,8 @@ def main():
     if pr["paired"]:
         p = pr["paired"]
         sa += (f" (sample by sample: {p['fail_to_pass']} failing -> passing, {p['pass_to_fail']} "
-               f"passing -> failing, sign test p {p['sign_test_p']})")
+               f"passing -> failing, sign test p {p['sign_test_p']}; reward up in {p['reward_up']}, "
+               f"down in {p['reward_down']}, p {p['reward_sign_test_p']})")
     print(f"train demo (run {run_id}, {run[4]}): success after {sa}; GRPO {g['steps']} steps, reward "
           f"mean {g['first_steps']['reward_mean']} -> {g['last_steps']['reward_mean']}, speedup mean "
           f"{g['first_steps']['speedup_mean']} -> {g['last_steps']['speedup_mean']}; reward "

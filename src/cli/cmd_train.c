@@ -32,6 +32,8 @@ static const char usage_head[] =
     "  --train-device D       cpu or cuda: where the engine trains (default: cuda with\n"
     "                         --device cuda, else cpu)\n"
     "  --rounds N             rounds of selfsup and of grpo (default 2)\n"
+    "  --selfsup-rounds N, --grpo-rounds N\n"
+    "                         one stage's rounds (after --rounds, which sets both)\n"
     "  --samples K            samples per task in a selfsup round (default 4)\n"
     "  --steps N              GRPO steps per round (default 4)\n"
     "  --generations G        completions per prompt in GRPO (default 4, at least 2)\n"
@@ -120,7 +122,8 @@ static const int_opt int_opts[] = {
     INT_OPT("--max-completion-len", max_completion_len, 1, 1 << 20),
     INT_OPT("--batch-size", batch_size, 1, 65536), INT_OPT("--gen-batch", gen_batch, 0, 65536),
     INT_OPT("--rl-batch", rl_batch_size, 1, 65536), INT_OPT("--grpo-probe", grpo_probe, 0, 1024),
-    INT_OPT("--grpo-iterations", grpo_iterations, 1, 64)};
+    INT_OPT("--grpo-iterations", grpo_iterations, 1, 64),
+    INT_OPT("--selfsup-rounds", selfsup_rounds, 0, 1000), INT_OPT("--grpo-rounds", grpo_rounds, 0, 1000)};
 #undef INT_OPT
 
 static const int_opt *find_int_opt(const char *a) {

@@ -69,10 +69,14 @@ def store(path):
     # the probes' samples (round -1: before round 0), paired by (task, index): A's first sample
     # turns from failing to passing, its second and B's stay, B's second turns the other way;
     # C's first is the same reply both times
-    for rnd, verdicts in ((-1, ["compile_error", "pass", "pass", "pass", "no_code"]),
-                          (1, ["pass", "pass", "pass", "compile_error", "no_code"])):
-        for (task, idx), v in zip([("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0)], verdicts):
-            score(task, None, v, completion=f"{task}{idx}" if task == "C" else f"{task}{idx}r{rnd}",
+    # C's first is the same reply both times. Rewards: A0 up 2.5, A1 the same, B0 up 0.5 (a
+    # faster pass), B1 down 2.8; C0 has none (an infrastructure error)
+    for rnd, verdicts, rewards in ((-1, ["compile_error", "pass", "pass", "pass", "no_code"],
+                                    [-2.0, 0.2, 1.0, 0.8, None]),
+                                   (1, ["pass", "pass", "pass", "compile_error", "no_code"],
+                                    [0.5, 0.2, 1.5, -2.0, None])):
+        for (task, idx), v, r in zip([("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0)], verdicts, rewards):
+            score(task, r, v, completion=f"{task}{idx}" if task == "C" else f"{task}{idx}r{rnd}",
                   kind="probe", round=rnd, index=idx)
     con.commit()
     con.close()
@@ -106,6 +110,10 @@ class TrainDemoTool(unittest.TestCase):
         self.assertEqual((p["first_round"], p["last_round"], p["pairs"]), (-1, 1, 5))
         self.assertEqual((p["fail_to_pass"], p["pass_to_fail"], p["same_reply"]), (1, 1, 1))
         self.assertEqual(p["sign_test_p"], 1.0)
+        self.assertEqual((p["reward_pairs"], p["reward_up"], p["reward_down"]), (4, 2, 1))
+        self.assertAlmostEqual(p["reward_change_mean"], (2.5 + 0.0 + 0.5 - 2.8) / 4)
+        self.assertEqual(p["reward_sign_test_p"], 1.0)
+        self.assertIn("reward up in 2, down in 1", res.stdout)
         self.assertEqual(p["by_task"]["B"], {"n": 2, "passed_first": 2, "passed_last": 1})
         self.assertIn("1 failing -> passing, 1 passing -> failing", res.stdout)
         by = doc["grpo_by_task"]
