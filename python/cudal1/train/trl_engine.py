@@ -52,13 +52,14 @@ class Ctx:
 # ---- model, checkpoints ----------------------------------------------------------------------
 
 def no_cudnn_attention(cfg):
-    """On a GPU, SDPA without its cuDNN backend. torch 2.11 sends attention with a padding mask to
-    cuDNN first on Hopper, and cuDNN builds an execution plan for every shape it has not met:
-    every decode step of a generate() call is a new key length, so a process's first call at a
-    batch size paid a plan per token (on the H100 a GRPO step's rollouts took 87-149 s the first
-    time and 22-35 s after; the stacks (CUDAL1_TRAIN_STACKS) sat in scaled_dot_product_attention
-    with the GPU 15-24 % busy, and fp32 sampling, which cuDNN does not take, paid nothing).
-    Flash and memory-efficient attention need no plans. Process-wide, set before any model runs."""
+    """On a GPU, SDPA without its cuDNN backend. On the H100 a GRPO step's rollouts took 87-149 s
+    the first time in a process and 22-35 s after; the stacks (CUDAL1_TRAIN_STACKS) sat in
+    scaled_dot_product_attention with the GPU 15-24 % busy, while fp32 sampling (which cuDNN
+    does not take) paid nothing. torch sends bf16 attention with a padding mask to cuDNN first
+    on recent GPUs (measured with torch 2.11 on a B200: FunASR issue 3704), and cuDNN builds an
+    execution plan for every shape it has not met; in a decode every step is a new key length.
+    That is the likely cause, not yet confirmed by a run with cuDNN off. Flash and
+    memory-efficient attention need no plans. Process-wide, set before any model runs."""
     if cfg["device"] != "cuda":
         return False
     import torch
