@@ -8,6 +8,7 @@ and sampling seed: which samples turned from failing to passing and back, and an
 on those). A round cut short by a call's limit and run again after --resume counts once: its last
 attempt's steps and rollouts. Reads the store's train_runs, train_events and scores; writes
 nothing else."""
+import collections
 import json
 import math
 import sqlite3
@@ -90,6 +91,9 @@ def sign_test(a, b):
     return min(1.0, 2 * tail)
 
 
+Sample = collections.namedtuple("Sample", "passed text reward")  # one probe sample, as paired
+
+
 def paired_probes(con, run_id):
     """The first and the last probe's samples paired by (task, sample index): the prompts and the
     sampling seed are the same, so where the model did not move a sample is the same reply, and
@@ -99,26 +103,26 @@ def paired_probes(con, run_id):
             "SELECT task_id, verdict, json_extract(meta, '$.round'), json_extract(meta, '$.index'), "
             "completion, reward FROM scores WHERE json_extract(meta, '$.run') = ? AND "
             "json_extract(meta, '$.kind') = 'probe'", (run_id,)):
-        by_round.setdefault(rnd, {})[(task, idx)] = (verdict == "pass", text, reward)
+        by_round.setdefault(rnd, {})[(task, idx)] = Sample(verdict == "pass", text, reward)
     if len(by_round) < 2:
         return None
     r0, r1 = min(by_round), max(by_round)
     a, b = by_round[r0], by_round[r1]
     keys = sorted(set(a) & set(b), key=lambda k: (k[0], k[1] if k[1] is not None else -1))
-    up = sum(not a[k][0] and b[k][0] for k in keys)
-    down = sum(a[k][0] and not b[k][0] for k in keys)
+    up = sum(not a[k].passed and b[k].passed for k in keys)
+    down = sum(a[k].passed and not b[k].passed for k in keys)
     tasks = {}
     for k in keys:
         d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0})
         d["n"] += 1
-        d["passed_first"] += a[k][0]
-        d["passed_last"] += b[k][0]
+        d["passed_first"] += a[k].passed
+        d["passed_last"] += b[k].passed
     # the reward moves with a pass's speed too: a probe whose passes stayed passes can still have
     # moved to faster code, which is what stage 3 is for
-    diffs = [b[k][2] - a[k][2] for k in keys if a[k][2] is not None and b[k][2] is not None]
+    diffs = [b[k].reward - a[k].reward for k in keys if None not in (a[k].reward, b[k].reward)]
     r_up, r_down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
     return {"first_round": r0, "last_round": r1, "pairs": len(keys),
-            "same_reply": sum(a[k][1] == b[k][1] for k in keys),
+            "same_reply": sum(a[k].text == b[k].text for k in keys),
             "fail_to_pass": up, "pass_to_fail": down, "sign_test_p": round(sign_test(up, down), 4),
             "reward_pairs": len(diffs), "reward_up": r_up, "reward_down": r_down,
             "reward_change_mean": mean(diffs), "reward_sign_test_p": round(sign_test(r_up, r_down), 4),

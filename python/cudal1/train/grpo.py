@@ -127,7 +127,7 @@ def rollout_cache(cfg, bf16):
     forward is not compiled, as load_model asks for the engine's own generate()."""
     if not cfg.get("static_cache"):
         return None
-    return {"cache_implementation": "dynamic" if bf16 else "static"}  # TRL adds disable_compile
+    return {"cache_implementation": "dynamic" if bf16 else "static"}
 
 
 def train(ctx, model, tok, prompts, rnd):
