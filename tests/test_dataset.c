@@ -333,6 +333,45 @@ static void test_sft_exemplars_add_contrastive_rows(void **state) {
   free(t1), free(t2);
 }
 
+/* sft --exemplar-rows: each solution under as many distinct exemplar picks as exist, up to R;
+ * ReLU's two passing solutions each appear under both as the one exemplar (a bug fixed: with one
+ * pick per solution a prompt met one solution only, and GRPO had no choice to reward). */
+static void test_sft_exemplar_rows_cover_the_picks(void **state) {
+  th_store *f = *state;
+  seed(f);
+  char out[4096], path[400], one[400], plain[400];
+  snprintf(path, sizeof path, "%s/sft.jsonl", f->dir);
+  assert_int_equal(dataset(out, sizeof out, "sft --db %s --out %s --exemplars 1 --exemplar-rows 4",
+                           f->path, path), 0);
+  assert_non_null(strstr(out, "12 rows, 4 tasks")); /* 5 plain, ReLU's 2 x 2, 3 others x 1 */
+  cJSON *rows = rows_of(path);
+  assert_int_equal(cJSON_GetArraySize(rows), 12);
+  int relu_pairs[2][2] = {{0}}; /* [which solution][which exemplar]: rows seen */
+  double first_relu = -1;
+  cJSON *r;
+  cJSON_ArrayForEach(r, rows) {
+    const cJSON *ids = cJSON_GetObjectItem(r, "exemplar_ids");
+    if (!ids || strcmp(str(r, "task"), RELU)) continue;
+    assert_int_equal(cJSON_GetArraySize(ids), 1);
+    if (first_relu < 0) first_relu = num(r, "solution_id");
+    int s = num(r, "solution_id") != first_relu, e = cJSON_GetArrayItem(ids, 0)->valuedouble != first_relu;
+    relu_pairs[s][e]++;
+    assert_non_null(strstr(msg(cJSON_GetObjectItem(r, "messages"), 1, "user"), "## Earlier solutions"));
+  }
+  for (int s = 0; s < 2; s++)
+    for (int e = 0; e < 2; e++) assert_int_equal(relu_pairs[s][e], 1);
+  cJSON_Delete(rows);
+  /* one row per solution (the default) is the file --exemplars alone wrote before */
+  snprintf(one, sizeof one, "%s/one.jsonl", f->dir);
+  snprintf(plain, sizeof plain, "%s/plain.jsonl", f->dir);
+  assert_int_equal(dataset(out, sizeof out, "sft --db %s --out %s --exemplars 1 --exemplar-rows 1",
+                           f->path, one), 0);
+  assert_int_equal(dataset(out, sizeof out, "sft --db %s --out %s --exemplars 1", f->path, plain), 0);
+  char *t1 = slurp(one), *t2 = slurp(plain);
+  assert_string_equal(t1, t2);
+  free(t1), free(t2);
+}
+
 /* --format verl-jsonl: verl's keys, the task id as the reward model's ground truth. */
 static void test_rl_verl_layout(void **state) {
   th_store *f = *state;
@@ -395,6 +434,9 @@ static void test_errors_name_the_cause_and_leave_the_output(void **state) {
       {"rl --all --out OUT --exemplars 99", "--exemplars"},
       {"sft --db DB --out OUT --n 2", "unknown option '--n'"},
       {"sft --db DB --out OUT --exemplars 27", "--exemplars"},
+      {"sft --db DB --out OUT --exemplar-rows 2", "--exemplar-rows R needs --exemplars N"},
+      {"sft --db DB --out OUT --exemplars 1 --exemplar-rows 0", "--exemplar-rows"},
+      {"rl --all --out OUT --exemplar-rows 2", "unknown option '--exemplar-rows'"},
       {"", "sft or rl"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -443,6 +485,7 @@ int main(void) {
       th_store_test(test_sft_min_speedup_and_prompt_completion),
       th_store_test(test_sft_split_by_task),
       th_store_test(test_sft_exemplars_add_contrastive_rows),
+      th_store_test(test_sft_exemplar_rows_cover_the_picks),
       th_store_test(test_rl_prompts_with_and_without_exemplars),
       th_store_test(test_rl_verl_layout),
       th_store_test(test_errors_name_the_cause_and_leave_the_output),

@@ -148,7 +148,7 @@ static int group_setup(void **state) {
   int rc = train(ENGINE, args);
   if (rc) fprintf(stderr, "group setup: train grpo exited %d:\n%s\n", rc, out_buf);
   snprintf(args, sizeof args, "all --out %s --db %s --tasks " RELU " --rounds 1 --steps 1 "
-           "--lora --lr 1e-4 --seed 7 --sft-exemplars 1 " EVAL, g_out2, g_db);
+           "--lora --lr 1e-4 --seed 7 --sft-exemplars 1 --sft-exemplar-rows 3 " EVAL, g_out2, g_db);
   int rc2 = rc ? 1 : train(ENGINE, args);
   if (rc2) fprintf(stderr, "group setup: train all exited %d:\n%s\n", rc2, out_buf);
   return rc || rc2 ? -1 : 0;
@@ -201,7 +201,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
       "rl_temperature", "rl_batch_size", "sft_epochs", "sft_max_steps",
       "selfsup_rounds", "samples_per_task", "grpo_rounds", "grpo_steps_per_round",
       "num_generations", "exemplars", "max_prompt_len", "max_completion_len", "batch_size",
-      "gen_batch", "sft_exemplars", "grpo_probe", "grpo_iterations", "vllm_server", "resume"};
+      "gen_batch", "sft_exemplars", "sft_exemplar_rows", "grpo_probe", "grpo_iterations", "vllm_server", "resume"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (!cJSON_HasObjectItem(c, keys[i])) fail_msg("train-config.json lacks %s", keys[i]);
   assert_int_equal(cJSON_GetArraySize(c), (int)(sizeof keys / sizeof *keys));
@@ -228,6 +228,7 @@ static void test_config_holds_the_contracts_keys(void **state) {
                    cJSON_GetObjectItem(c, "batch_size")->valueint);
   assert_int_equal(cJSON_GetObjectItem(c, "gen_batch")->valueint, 0); /* the engine's: GRPO's batch */
   assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplars")->valueint, 1);
+  assert_int_equal(cJSON_GetObjectItem(c, "sft_exemplar_rows")->valueint, 3);
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_probe")->valueint, 0); /* no probe unless asked */
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_iterations")->valueint, 1); /* on-policy GRPO */
   assert_int_equal(cJSON_GetObjectItem(c, "grpo_rounds")->valueint, 1);
@@ -401,6 +402,9 @@ static void test_bad_tasks_and_options_are_exit_2_before_anything_starts(void **
       {"grpo --tasks " RELU " --train-device tpu", "--train-device: expected cpu or cuda"},
       {"grpo --tasks " RELU " --shapes huge", "--shapes: expected test, small or large"},
       {"grpo --tasks " RELU " --frobnicate", "unknown option '--frobnicate'"},
+      {"all --tasks " RELU " --sft-exemplar-rows 2", "--sft-exemplar-rows R needs --sft-exemplars N"},
+      {"all --tasks " RELU " --sft-exemplars 1 --sft-exemplar-rows 0",
+       "--sft-exemplar-rows: expected an integer in [1, 64]"},
       {"rlhf --tasks " RELU, "unknown verb 'rlhf', expected sft, selfsup, grpo or all"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -13,7 +13,7 @@ static const char usage[] =
     "usage: cudal1 dataset sft --db DB --out FILE [--min-speedup X] [--device cuda|host]\n"
     "                          [--shapes S] [--split-by-task F --eval-out FILE] [--seed N]\n"
     "                          [--format messages|prompt-completion] [--template FILE]\n"
-    "                          [--exemplars N] [--tau T]\n"
+    "                          [--exemplars N [--exemplar-rows R]] [--tau T]\n"
     "       cudal1 dataset rl (--tasks TASK... | --level N | --all) --out FILE [--db DB]\n"
     "                         [--exemplars N] [--tau T] [--seed N] [--n N] [--device cuda|host]\n"
     "                         [--shapes S] [--format trl|verl-jsonl] [--template FILE]\n"
@@ -37,6 +37,9 @@ static const char usage[] =
     "                       with up to N of the task's passing solutions, picked as in rl (--seed,\n"
     "                       --tau), and \"exemplar_ids\": a model meets that prompt before RL\n"
     "                       (default 0: round-1 prompts only)\n"
+    "  --exemplar-rows R    with --exemplars: up to R contrastive rows per solution, each with\n"
+    "                       another pick of exemplars (default 1), so that every prompt stage 3\n"
+    "                       can show meets more than one solution\n"
     "\n"
     "rl: one prompt row per task and index (--n, default 1) for GRPO: the contrastive prompt of\n"
     "`cudal1 optimize` with up to --exemplars earlier passing solutions from --db (picked by\n"
@@ -52,7 +55,7 @@ static const char usage[] =
 typedef struct {
   const char *db, *out, *eval_out, *device, *shapes, *format, *template_path;
   double min_speedup, split, tau;
-  long long seed, exemplars, n, level;
+  long long seed, exemplars, exemplar_rows, n, level;
   bool all;
   const char *tasks[CL1_DATASET_MAX_TASKS];
   int n_tasks;
@@ -80,10 +83,12 @@ static int parse_one(const char *verb, int argc, char **argv, int *i, opts *o) {
     return 0;
   }
   if (!str && strcmp(a, "--seed") && strcmp(a, "--min-speedup") && strcmp(a, "--split-by-task") &&
-      strcmp(a, "--tau") && strcmp(a, "--exemplars") && strcmp(a, "--n") && strcmp(a, "--level"))
+      strcmp(a, "--tau") && strcmp(a, "--exemplars") && strcmp(a, "--n") && strcmp(a, "--level") &&
+      strcmp(a, "--exemplar-rows"))
     return cl1_cli_unknown(rl ? "dataset rl" : "dataset sft", a);
   if ((str == &o->eval_out || !strcmp(a, "--min-speedup") || !strcmp(a, "--split-by-task")) && rl)
     return cl1_cli_unknown("dataset rl", a);
+  if (!strcmp(a, "--exemplar-rows") && rl) return cl1_cli_unknown("dataset rl", a);
   if ((!strcmp(a, "--n") || !strcmp(a, "--level")) && !rl)
     return cl1_cli_unknown("dataset sft", a);
   if (need_value(verb, argc, argv, *i)) return 2;
@@ -91,6 +96,7 @@ static int parse_one(const char *verb, int argc, char **argv, int *i, opts *o) {
   if (str) return *str = v, 0;
   if (!strcmp(a, "--seed")) return cl1_cli_int(a, v, 0, 1LL << 62, &o->seed);
   if (!strcmp(a, "--exemplars")) return cl1_cli_int(a, v, 0, 26, &o->exemplars);
+  if (!strcmp(a, "--exemplar-rows")) return cl1_cli_int(a, v, 1, 64, &o->exemplar_rows);
   if (!strcmp(a, "--n")) return cl1_cli_int(a, v, 1, 1000, &o->n);
   if (!strcmp(a, "--level")) return cl1_cli_int(a, v, 1, 3, &o->level);
   if (!strcmp(a, "--tau")) return cl1_cli_double(a, v, 1e-6, 1e6, &o->tau);
@@ -104,7 +110,7 @@ static int parse_one(const char *verb, int argc, char **argv, int *i, opts *o) {
 
 /* Parses argv and checks what every verb needs: --out, the device and shapes. */
 static int parse(const char *verb, int argc, char **argv, opts *o) {
-  *o = (opts){.device = "cuda", .tau = 1.0, .seed = 1, .exemplars = -1, .n = 1};
+  *o = (opts){.device = "cuda", .tau = 1.0, .seed = 1, .exemplars = -1, .exemplar_rows = 1, .n = 1};
   for (int i = 1; i < argc; i++)
     if (parse_one(verb, argc, argv, &i, o)) return 2;
   if (o->exemplars < 0) o->exemplars = strcmp(verb, "rl") ? 0 : 2;
@@ -161,7 +167,10 @@ static int cmd_sft(int argc, char **argv) {
   const char *bad = (int)fmt < 0 ? "--format: expected messages or prompt-completion"
                     : !o.db ? "--db DB is required (the store to export)"
                     : (o.split > 0) != (o.eval_out != NULL)
-                        ? "--split-by-task F and --eval-out FILE go together" : NULL;
+                        ? "--split-by-task F and --eval-out FILE go together"
+                    : o.exemplar_rows > 1 && !o.exemplars
+                        ? "--exemplar-rows R needs --exemplars N (N > 0): rows under contrastive "
+                          "prompts" : NULL;
   if (bad) {
     fprintf(stderr, "cudal1 dataset sft: %s\n", bad);
     return 2;
@@ -172,7 +181,8 @@ static int cmd_sft(int argc, char **argv) {
   cl1_dataset_sft_opts so = {.tasks = ids, .n_tasks = n_ids, .device = o.device, .shapes = o.shapes, .template_path = o.template_path,
                              .min_speedup = o.min_speedup, .split = o.split,
                              .seed = (uint64_t)o.seed, .format = fmt,
-                             .exemplars = (int)o.exemplars, .tau = o.tau};
+                             .exemplars = (int)o.exemplars,
+                             .exemplar_rows = (int)o.exemplar_rows, .tau = o.tau};
   char *train = NULL, *eval = NULL;
   cl1_dataset_sft_stats st;
   int rc = cl1_dataset_open_store(o.db, &so.store, &err) ||

@@ -41,6 +41,9 @@ static const char usage_head[] =
     "  --sft-exemplars N      stages 1 and 2 also train each solution under a contrastive\n"
     "                         prompt with up to N exemplars (default 0: round-1 prompts only;\n"
     "                         a model that never saw that prompt may not answer it in stage 3)\n"
+    "  --sft-exemplar-rows R  with --sft-exemplars: up to R such prompts per solution, each with\n"
+    "                         another pick of exemplars (default 1), so each prompt meets more\n"
+    "                         than one solution and GRPO has a choice to reward\n"
     "  --sft-epochs N         epochs of stage 1 and of each stage-2 round (default 3)\n"
     "  --sft-max-steps N      stop stage 1 after N steps (default 0: the epochs decide)\n"
     "  --lr X                 learning rate of stage 1, and of 2 and 3 unless given (5e-05)\n"
@@ -115,7 +118,7 @@ typedef struct {
 static const int_opt int_opts[] = {
     INT_OPT("--samples", samples_per_task, 1, 1024), INT_OPT("--steps", grpo_steps_per_round, 1, 1000000),
     INT_OPT("--generations", num_generations, 2, 1024), INT_OPT("--exemplars", exemplars, 0, 26),
-    INT_OPT("--sft-exemplars", sft_exemplars, 0, 26),
+    INT_OPT("--sft-exemplars", sft_exemplars, 0, 26), INT_OPT("--sft-exemplar-rows", sft_exemplar_rows, 1, 64),
     INT_OPT("--sft-epochs", sft_epochs, 1, 1000), INT_OPT("--sft-max-steps", sft_max_steps, 0, 10000000),
     INT_OPT("--max-prompt-len", max_prompt_len, 16, 1 << 20),
     INT_OPT("--max-completion-len", max_completion_len, 1, 1 << 20),
@@ -291,6 +294,11 @@ static int check_args(train_args *t) {
   if (t->embedded_given && o->model) {
     fprintf(stderr, "cudal1 train: --embedded is the size of the model built without --model; "
                     "give one of them\n");
+    return 2;
+  }
+  if (o->sft_exemplar_rows > 1 && !o->sft_exemplars) {
+    fprintf(stderr, "cudal1 train: --sft-exemplar-rows R needs --sft-exemplars N (N > 0): rows "
+                    "under contrastive prompts\n");
     return 2;
   }
   if (!o->n_tasks) {

@@ -38,6 +38,8 @@ typedef struct {
   cl1_dataset_format format;  /* MESSAGES | PROMPT_COMPLETION */
   int exemplars;              /* > 0: each solution twice, the second time under a contrastive
                                * prompt with up to this many of the task's passing solutions */
+  int exemplar_rows;          /* with exemplars: up to this many contrastive rows per solution,
+                               * each with another pick of exemplars (0 or 1: one row) */
   double tau;                 /* their pick's temperature (0: 1) */
 } cl1_dataset_sft_opts;
 
@@ -50,7 +52,8 @@ typedef struct {
  * failure or an infrastructure error), at the speedup of its latest passing evaluation. The store
  * keeps one solution per (task, backend, SHA-256 of the code), so code stored twice is one row.
  * The user message is the task's round-1 prompt (no exemplars); with o->exemplars each solution
- * has a second row under stage 3's contrastive prompt (with "exemplar_ids"). The assistant
+ * has a second row under stage 3's contrastive prompt (with "exemplar_ids"), or up to
+ * o->exemplar_rows such rows, each with a distinct set of exemplars. The assistant
  * message holds the code in the "Code Implementation" section's fenced block, so the optimizer's
  * reply parser gets the code back byte for byte. Rows sorted by task id, speedup (highest
  * first), solution id.

@@ -179,13 +179,36 @@ static int task_prompt(const cl1_dataset_sft_opts *o, const cl1_task *t, int k, 
   return cl1_prompt_for_task(&req, sys, usr, k ? ids : NULL, err);
 }
 
-/* Row i again under a contrastive prompt, so a model meets stage 3's prompt format in training. */
-static int put_contrastive_row(const cl1_dataset_sft_opts *o, const cl1_task *t, const row *r,
-                               int i, cl1_dataset_buf *b, cl1_err *err) {
-  char *sys = NULL, *usr = NULL, *ids = NULL;
-  int rc = task_prompt(o, t, o->exemplars, (uint64_t)i + 1, &sys, &usr, &ids, err);
-  if (!rc) rc = put_sft_row(o, r, sys, usr, ids, b, err);
-  free(sys), free(usr), free(ids);
+/* Streams tried per contrastive row wanted: picks repeat (a task with two solutions has two
+ * exemplar sets for k = 1), so a solution gets fewer rows than asked when fewer sets exist. */
+#define CL1_SFT_PICK_TRIES 8
+
+/* Row i again under contrastive prompts, so a model meets stage 3's prompt format in training:
+ * up to o->exemplar_rows of them (at least one), each showing another set of exemplars. Why
+ * several: on the H100 (train-demo-fp32evals, 2026-12-07) a model trained on one exemplar set
+ * per solution answered each contrastive prompt with the one solution it had seen under it, and
+ * some of those prompts with broken text every time: GRPO's groups there held eight failures
+ * (no advantage), and no group held both of a task's solutions to choose between. */
+static int put_contrastive_rows(const cl1_dataset_sft_opts *o, const cl1_task *t, const row *r,
+                                int i, cl1_dataset_buf *b, int *n_rows, cl1_err *err) {
+  int want = o->exemplar_rows > 1 ? o->exemplar_rows : 1, got = 0, rc = 0;
+  char **seen = calloc((size_t)want, sizeof *seen);
+  if (!seen) return cl1_err_set(err, "out of memory");
+  /* row i's first stream is i + 1, as with one row (those files stay as they were); the picker
+   * keeps a stream's low 16 bits, where an odd step gives each try of a row another stream */
+  for (int a = 0; !rc && got < want && a < want * CL1_SFT_PICK_TRIES; a++) {
+    uint64_t stream = (uint64_t)(i + 1) + (uint64_t)a * 4099u;
+    char *sys = NULL, *usr = NULL, *ids = NULL;
+    rc = task_prompt(o, t, o->exemplars, stream, &sys, &usr, &ids, err);
+    bool dup = false;
+    for (int j = 0; !rc && j < got && !dup; j++) dup = !strcmp(seen[j], ids);
+    if (!rc && !dup) rc = put_sft_row(o, r, sys, usr, ids, b, err);
+    if (!rc && !dup) seen[got++] = ids, ids = NULL;
+    free(sys), free(usr), free(ids);
+  }
+  for (int j = 0; j < got; j++) free(seen[j]);
+  free(seen);
+  *n_rows += got;
   return rc;
 }
 
@@ -210,9 +233,10 @@ static int render(const cl1_dataset_sft_opts *o, int n_ids, row *rows, int n,
     }
     bool ev = held[cur];
     cl1_dataset_buf *b = ev ? eval : train;
+    int n_rows = 1;
     rc = put_sft_row(o, &rows[i], sys, usr, NULL, b, err);
-    if (!rc && contrastive) rc = put_contrastive_row(o, ref.task, &rows[i], i, b, err);
-    *(ev ? &st->eval_rows : &st->train_rows) += contrastive ? 2 : 1;
+    if (!rc && contrastive) rc = put_contrastive_rows(o, ref.task, &rows[i], i, b, &n_rows, err);
+    *(ev ? &st->eval_rows : &st->train_rows) += n_rows;
     if (!seen[cur]) *(ev ? &st->eval_tasks : &st->train_tasks) += 1;
     seen[cur] = true;
   }

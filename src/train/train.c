@@ -158,7 +158,8 @@ static int write_sft_data(run_ctx *c, cl1_err *err) {
   cl1_dataset_sft_stats st = {0};
   cl1_dataset_sft_opts so = {.store = c->store, .tasks = ids, .n_tasks = o->n_tasks,
                              .device = dev, .shapes = shapes, .format = CL1_DATASET_MESSAGES,
-                             .exemplars = o->sft_exemplars, .seed = (uint64_t)o->seed + 1};
+                             .exemplars = o->sft_exemplars,
+                             .exemplar_rows = o->sft_exemplar_rows, .seed = (uint64_t)o->seed + 1};
   if (passing && cl1_dataset_sft(&so, &train, NULL, &st, err)) return 3;
   int rc = cl1_file_write_atomic(c->p.sft_data, train ? train : "", err) ? 3 : 0;
   free(train);

@@ -46,6 +46,7 @@ typedef struct {
       batch_size;
   int sft_exemplars;            /* > 0: stage 1's rows also under contrastive prompts with up to
                                    this many exemplars (cl1_dataset_sft_opts.exemplars) */
+  int sft_exemplar_rows;        /* such rows per solution, each another exemplar pick (>= 1) */
   int gen_batch;                /* sequences per generate() call when sampling; 0: batch_size x
                                    num_generations (GRPO's own batch) */
   int grpo_iterations;          /* GRPO's mu: optimizer steps on each step's rollouts (TRL's

@@ -31,6 +31,7 @@ void cl1_train_opts_default(cl1_train_opts *o) {
   o->grpo_iterations = 1;
   o->num_generations = 4;
   o->exemplars = 2;
+  o->sft_exemplar_rows = 1;
   o->max_prompt_len = 1024;
   o->max_completion_len = 256;
   o->batch_size = 4;
@@ -140,7 +141,8 @@ char *cl1_train_config_json(const cl1_train_opts *o, const cl1_train_paths *p, i
       {"num_generations", o->num_generations}, {"exemplars", o->exemplars},
       {"max_prompt_len", o->max_prompt_len}, {"max_completion_len", o->max_completion_len},
       {"batch_size", o->batch_size}, {"gen_batch", o->gen_batch},
-      {"sft_exemplars", o->sft_exemplars}, {"grpo_probe", o->grpo_probe},
+      {"sft_exemplars", o->sft_exemplars}, {"sft_exemplar_rows", o->sft_exemplar_rows},
+      {"grpo_probe", o->grpo_probe},
       {"grpo_iterations", o->grpo_iterations}};
   for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
     cJSON_AddNumberToObject(c, ints[i].k, ints[i].v);

@@ -478,6 +478,32 @@ class ScriptedRounds(unittest.TestCase):
         self.assertIn("## Earlier solutions", contrastive[-1]["content"])  # the pass just stored
         self.assertEqual(len(of(events, "step", "selfsup", 0)), 2)
 
+    def test_sft_exemplar_rows_put_each_reply_under_distinct_prompts(self):
+        # the service's prompts stubbed: what is tested is how replies are spread over them
+        asked = []
+
+        def prompts(client, tasks, n, k, seed):
+            asked.append((tuple(tasks), n, k))
+            pids = {"a": ["p1", "p2", "p1", "p3"], "b": ["q1", "q1", "q1", "q1"]}
+            return [{"task": t, "prompt_id": p, "messages": [{"role": "user", "content": f"{t}:{p}"}]}
+                    for t in tasks for p in pids[t][:n]]
+
+        good = [("r1", "A1", "a"), ("r1", "A2", "a"), ("r1", "B1", "b")]
+        ctx = types.SimpleNamespace(client=None, cfg=dict(self.cfg, sft_exemplars=1, sft_exemplar_rows=2))
+        real = self.trl_engine.sampling.fetch_prompts
+        self.trl_engine.sampling.fetch_prompts = prompts
+        try:
+            rows = self.trl_engine.contrastive_copies(ctx, good, 5)
+            ctx.cfg["sft_exemplar_rows"] = 1
+            one = self.trl_engine.contrastive_copies(ctx, good, 5)
+        finally:
+            self.trl_engine.sampling.fetch_prompts = real
+        self.assertEqual(asked, [(("a", "b"), 4, 1), (("a", "b"), 2, 1)])  # 2 replies of a x 2 rows
+        got = [(p[0]["content"], r) for p, r, _ in rows]
+        # a's three distinct prompts: A1 under p1 and p2, A2 under p3 and p1; b's one prompt once
+        self.assertEqual(got, [("a:p1", "A1"), ("a:p2", "A1"), ("a:p3", "A2"), ("a:p1", "A2"), ("b:q1", "B1")])
+        self.assertEqual([(p[0]["content"], r) for p, r, _ in one], [("a:p1", "A1"), ("a:p2", "A2"), ("b:q1", "B1")])
+
     def test_with_lora_a_round_trains_an_adapter_and_checkpoints_the_merged_model(self):
         from transformers import AutoModelForCausalLM
         ctx = self.trl_engine.Ctx(dict(self.cfg, lora=True, tasks=TASKS[:1], run_id=RUN_ID + 4, lr=1e-2))

@@ -107,7 +107,7 @@ SCHEMA = {
     "resume": _typ(bool, "true or false"),
 }
 OPTIONAL = {"embedded": ("small", _oneof("small", "tiny")), "grpo_probe": (0, _num(0, whole=True)),
-            "grpo_iterations": (1, _num(1, whole=True)),
+            "grpo_iterations": (1, _num(1, whole=True)), "sft_exemplar_rows": (1, _num(1, whole=True)),
             "mask_truncated": (False, _typ(bool, "true or false"))}
 
 

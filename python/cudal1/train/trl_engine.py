@@ -328,23 +328,26 @@ def correct_pairs(samples):
 
 
 def contrastive_copies(ctx, good, seed):
-    """With sft_exemplars: each correct (prompt, reply, task) again under a contrastive prompt of
-    its task (POST /v1/prompts with that many exemplars), so stage 2 keeps the prompt stage 3
-    shows in the model's training (on the H100 a model tuned on round-1 prompts only answered
-    every contrastive prompt with no code or broken code)."""
-    k = ctx.cfg["sft_exemplars"]
+    """With sft_exemplars: each correct (prompt, reply, task) again under up to sft_exemplar_rows
+    distinct contrastive prompts of its task (POST /v1/prompts with that many exemplars), so
+    stage 2 keeps the prompt stage 3 shows in the model's training (on the H100 a model tuned on
+    round-1 prompts only answered every contrastive prompt with no code or broken code), and a
+    prompt meets more than one of the task's replies (dataset_sft.c says why)."""
+    k, per = ctx.cfg["sft_exemplars"], ctx.cfg.get("sft_exemplar_rows", 1)
     if not k or not good:
         return []
     per_task = collections.Counter(task for _, _, task in good)
-    rows = sampling.fetch_prompts(ctx.client, sorted(per_task), min(64, max(per_task.values())), k, seed)
-    by_task = collections.defaultdict(list)
+    rows = sampling.fetch_prompts(ctx.client, sorted(per_task), min(64, max(per_task.values()) * per), k, seed)
+    by_task = collections.defaultdict(dict)  # task -> prompt_id -> messages: the distinct prompts
     for r in rows:
-        by_task[r["task"]].append(r["messages"])
-    out = []
-    for i, (_, reply, task) in enumerate(good):
-        prompts = by_task.get(task)
-        if prompts:
-            out.append((prompts[i % len(prompts)], reply, task))
+        by_task[r["task"]].setdefault(r["prompt_id"], r["messages"])
+    out, nth = [], collections.Counter()
+    for _, reply, task in good:
+        prompts = list(by_task.get(task, {}).values())
+        i = nth[task]
+        nth[task] += 1
+        for j in range(min(per, len(prompts))):  # reply i of its task: prompts i*per, i*per+1, ...
+            out.append((prompts[(i * per + j) % len(prompts)], reply, task))
     return out
 
 
