@@ -91,7 +91,7 @@ def sign_test(a, b):
     return min(1.0, 2 * tail)
 
 
-Sample = collections.namedtuple("Sample", "passed text reward")  # one probe sample, as paired
+Sample = collections.namedtuple("Sample", "passed text reward speedup")  # one probe sample, as paired
 
 
 def paired_probes(con, run_id):
@@ -99,11 +99,12 @@ def paired_probes(con, run_id):
     sampling seed are the same, so where the model did not move a sample is the same reply, and
     the samples that changed verdict say which way it moved. None with fewer than two probes."""
     by_round = {}
-    for task, verdict, rnd, idx, text, reward in con.execute(
+    for task, verdict, rnd, idx, text, reward, speedup in con.execute(
             "SELECT task_id, verdict, json_extract(meta, '$.round'), json_extract(meta, '$.index'), "
-            "completion, reward FROM scores WHERE json_extract(meta, '$.run') = ? AND "
-            "json_extract(meta, '$.kind') = 'probe'", (run_id,)):
-        by_round.setdefault(rnd, {})[(task, idx)] = Sample(verdict == "pass", text, reward)
+            "completion, reward, json_extract(result, '$.speedup') FROM scores WHERE "
+            "json_extract(meta, '$.run') = ? AND json_extract(meta, '$.kind') = 'probe'", (run_id,)):
+        by_round.setdefault(rnd, {})[(task, idx)] = Sample(verdict == "pass", text, reward,
+                                                            speedup if verdict == "pass" else None)
     if len(by_round) < 2:
         return None
     r0, r1 = min(by_round), max(by_round)
@@ -113,10 +114,17 @@ def paired_probes(con, run_id):
     down = sum(a[k].passed and not b[k].passed for k in keys)
     tasks = {}
     for k in keys:
-        d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0})
+        d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0, "sp_first": [], "sp_last": []})
         d["n"] += 1
         d["passed_first"] += a[k].passed
         d["passed_last"] += b[k].passed
+        d["sp_first"].append(a[k].speedup)
+        d["sp_last"].append(b[k].speedup)
+    # a task's passes' mean speedup: where the model knows two solutions of a task, GRPO's
+    # choice between them shows here (on the H100, Softmax's passes moved from its naive kernel
+    # to its fast one while the pass count fell)
+    for d in tasks.values():
+        d["speedup_mean_first"], d["speedup_mean_last"] = mean(d.pop("sp_first")), mean(d.pop("sp_last"))
     # the reward moves with a pass's speed too: a probe whose passes stayed passes can still have
     # moved to faster code, which is what stage 3 is for
     diffs = [b[k].reward - a[k].reward for k in keys if None not in (a[k].reward, b[k].reward)]

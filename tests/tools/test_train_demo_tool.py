@@ -22,7 +22,7 @@ def store(path):
         CREATE TABLE train_events(id INTEGER PRIMARY KEY, run_id INTEGER, event TEXT, stage TEXT,
                                   round INTEGER, step INTEGER, data TEXT, t TEXT);
         CREATE TABLE scores(id INTEGER PRIMARY KEY, task_id TEXT, reward REAL, verdict TEXT,
-                            meta TEXT, completion TEXT, created_at TEXT);""")
+                            meta TEXT, completion TEXT, result TEXT, created_at TEXT);""")
     con.execute("INSERT INTO train_runs VALUES (1, 'all', 'trl', NULL, 'done', '{}')")
 
     clock = [0]
@@ -35,10 +35,11 @@ def store(path):
         con.execute("INSERT INTO train_events(run_id, event, stage, round, step, data, t) "
                     "VALUES (1, ?, ?, ?, ?, ?, ?)", (event, stage, rnd, step, json.dumps(data), now()))
 
-    def score(task, reward, verdict, completion="", **meta):
-        con.execute("INSERT INTO scores(task_id, reward, verdict, meta, completion, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (task, reward, verdict, json.dumps(dict(run=1, stage="grpo", **meta)), completion, now()))
+    def score(task, reward, verdict, completion="", speedup=None, **meta):
+        con.execute("INSERT INTO scores(task_id, reward, verdict, meta, completion, result, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (task, reward, verdict, json.dumps(dict(run=1, stage="grpo", **meta)), completion,
+                     json.dumps({"verdict": verdict, "speedup": speedup}), now()))
     ev("eval", "sft", 0, 0, n_samples=4, success_rate=0.5, speedup_mean=1.0)
     ev("start", "grpo", None, None)
     # an attempt at round 0 cut after its first step by a call's limit: resumed, the round runs
@@ -70,14 +71,17 @@ def store(path):
     # turns from failing to passing, its second and B's stay, B's second turns the other way;
     # C's first is the same reply both times
     # C's first is the same reply both times. Rewards: A0 up 2.5, A1 the same, B0 up 0.5 (a
-    # faster pass), B1 down 2.8; C0 has none (an infrastructure error)
-    for rnd, verdicts, rewards in ((-1, ["compile_error", "pass", "pass", "pass", "no_code"],
-                                    [-2.0, 0.2, 1.0, 0.8, None]),
-                                   (1, ["pass", "pass", "pass", "compile_error", "no_code"],
-                                    [0.5, 0.2, 1.5, -2.0, None])):
-        for (task, idx), v, r in zip([("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0)], verdicts, rewards):
+    # faster pass), B1 down 2.8; C0 has none (an infrastructure error). Speedups: a failure's
+    # (B1's last, 0.3) is no pass's and is left out of B's mean
+    for rnd, verdicts, rewards, speedups in (
+            (-1, ["compile_error", "pass", "pass", "pass", "no_code"], [-2.0, 0.2, 1.0, 0.8, None],
+             [None, 1.0, 0.5, 0.7, None]),
+            (1, ["pass", "pass", "pass", "compile_error", "no_code"], [0.5, 0.2, 1.5, -2.0, None],
+             [1.2, 1.0, 2.0, 0.3, None])):
+        for (task, idx), v, r, sp in zip([("A", 0), ("A", 1), ("B", 0), ("B", 1), ("C", 0)], verdicts,
+                                         rewards, speedups):
             score(task, r, v, completion=f"{task}{idx}" if task == "C" else f"{task}{idx}r{rnd}",
-                  kind="probe", round=rnd, index=idx)
+                  speedup=sp, kind="probe", round=rnd, index=idx)
     con.commit()
     con.close()
 
@@ -114,7 +118,10 @@ class TrainDemoTool(unittest.TestCase):
         self.assertAlmostEqual(p["reward_change_mean"], (2.5 + 0.0 + 0.5 - 2.8) / 4)
         self.assertEqual(p["reward_sign_test_p"], 1.0)
         self.assertIn("reward up in 2, down in 1", res.stdout)
-        self.assertEqual(p["by_task"]["B"], {"n": 2, "passed_first": 2, "passed_last": 1})
+        self.assertEqual(p["by_task"]["B"], {"n": 2, "passed_first": 2, "passed_last": 1,
+                                             "speedup_mean_first": 0.6, "speedup_mean_last": 2.0})
+        self.assertAlmostEqual(p["by_task"]["A"]["speedup_mean_last"], 1.1)
+        self.assertIsNone(p["by_task"]["C"]["speedup_mean_first"])  # no pass, no speedup
         self.assertIn("1 failing -> passing, 1 passing -> failing", res.stdout)
         by = doc["grpo_by_task"]
         self.assertEqual(by["A"]["first"], {"n": 2, "passed": 1, "reward_mean": -1.0, "success_rate": 0.5})
