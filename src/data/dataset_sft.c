@@ -1,6 +1,7 @@
 /* dataset_sft.c — `cudal1 dataset sft`: the store's passing solutions as chat rows for supervised
  * fine-tuning (CUDA-L1's stage 1 trains on correct variants), optionally split by task into a
  * held-out file so no task's prompt is seen in both. */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,7 +186,7 @@ static int task_prompt(const cl1_dataset_sft_opts *o, const cl1_task *t, int k, 
 
 /* Row i again under contrastive prompts, so a model meets stage 3's prompt format in training:
  * up to o->exemplar_rows of them (at least one), each showing another set of exemplars. Why
- * several: on the H100 (train-demo-fp32evals, 2026-12-07) a model trained on one exemplar set
+ * several: on the H100 (train-demo-3rounds, 2026-12-07) a model trained on one exemplar set
  * per solution answered each contrastive prompt with the one solution it had seen under it, and
  * some of those prompts with broken text every time: GRPO's groups there held eight failures
  * (no advantage), and no group held both of a task's solutions to choose between. */
@@ -200,6 +201,7 @@ static int put_contrastive_rows(const cl1_dataset_sft_opts *o, const cl1_task *t
     uint64_t stream = (uint64_t)(i + 1) + (uint64_t)a * 4099u;
     char *sys = NULL, *usr = NULL, *ids = NULL;
     rc = task_prompt(o, t, o->exemplars, stream, &sys, &usr, &ids, err);
+    assert(rc || ids); /* k > 0: the builder always says which exemplars it showed */
     bool dup = false;
     for (int j = 0; !rc && j < got && !dup; j++) dup = !strcmp(seen[j], ids);
     if (!rc && !dup) rc = put_sft_row(o, r, sys, usr, ids, b, err);
