@@ -114,17 +114,17 @@ def paired_probes(con, run_id):
     down = sum(a[k].passed and not b[k].passed for k in keys)
     tasks = {}
     for k in keys:
-        d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0, "sp_first": [], "sp_last": []})
+        d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0})
         d["n"] += 1
         d["passed_first"] += a[k].passed
         d["passed_last"] += b[k].passed
-        d["sp_first"].append(a[k].speedup)
-        d["sp_last"].append(b[k].speedup)
     # a task's passes' mean speedup: where the model knows two solutions of a task, GRPO's
     # choice between them shows here (on the H100, Softmax's passes moved from its naive kernel
     # to its fast one while the pass count fell)
-    for d in tasks.values():
-        d["speedup_mean_first"], d["speedup_mean_last"] = mean(d.pop("sp_first")), mean(d.pop("sp_last"))
+    for task, d in tasks.items():
+        mine = [k for k in keys if k[0] == task]
+        d["speedup_mean_first"] = mean([a[k].speedup for k in mine])
+        d["speedup_mean_last"] = mean([b[k].speedup for k in mine])
     # the reward moves with a pass's speed too: a probe whose passes stayed passes can still have
     # moved to faster code, which is what stage 3 is for
     diffs = [b[k].reward - a[k].reward for k in keys if None not in (a[k].reward, b[k].reward)]

@@ -86,9 +86,9 @@ static int parse_one(const char *verb, int argc, char **argv, int *i, opts *o) {
       strcmp(a, "--tau") && strcmp(a, "--exemplars") && strcmp(a, "--n") && strcmp(a, "--level") &&
       strcmp(a, "--exemplar-rows"))
     return cl1_cli_unknown(rl ? "dataset rl" : "dataset sft", a);
-  if ((str == &o->eval_out || !strcmp(a, "--min-speedup") || !strcmp(a, "--split-by-task")) && rl)
+  if ((str == &o->eval_out || !strcmp(a, "--min-speedup") || !strcmp(a, "--split-by-task") ||
+       !strcmp(a, "--exemplar-rows")) && rl)
     return cl1_cli_unknown("dataset rl", a);
-  if (!strcmp(a, "--exemplar-rows") && rl) return cl1_cli_unknown("dataset rl", a);
   if ((!strcmp(a, "--n") || !strcmp(a, "--level")) && !rl)
     return cl1_cli_unknown("dataset sft", a);
   if (need_value(verb, argc, argv, *i)) return 2;
