@@ -69,10 +69,8 @@ def store(path):
             score(task, reward, verdict, round=rnd, step=step)
     # the probes' samples (round -1: before round 0), paired by (task, index): A's first sample
     # turns from failing to passing, its second and B's stay, B's second turns the other way;
-    # C's first is the same reply both times
-    # C's first is the same reply both times. Rewards: A0 up 2.5, A1 the same, B0 up 0.5 (a
-    # faster pass), B1 down 2.8; C0 has none (an infrastructure error). Speedups: a failure's
-    # (B1's last, 0.3) is no pass's and is left out of B's mean
+    # C's first is the same reply both times, with no reward (an infrastructure error). A
+    # failure's speedup (B1's last, 0.3) is no pass's and is left out of B's mean
     for rnd, verdicts, rewards, speedups in (
             (-1, ["compile_error", "pass", "pass", "pass", "no_code"], [-2.0, 0.2, 1.0, 0.8, None],
              [None, 1.0, 0.5, 0.7, None]),
@@ -114,10 +112,14 @@ class TrainDemoTool(unittest.TestCase):
         self.assertEqual((p["first_round"], p["last_round"], p["pairs"]), (-1, 1, 5))
         self.assertEqual((p["fail_to_pass"], p["pass_to_fail"], p["same_reply"]), (1, 1, 1))
         self.assertEqual(p["sign_test_p"], 1.0)
-        self.assertEqual((p["reward_pairs"], p["reward_up"], p["reward_down"]), (4, 2, 1))
-        self.assertAlmostEqual(p["reward_change_mean"], (2.5 + 0.0 + 0.5 - 2.8) / 4)
-        self.assertEqual(p["reward_sign_test_p"], 1.0)
-        self.assertIn("reward up in 2, down in 1", res.stdout)
+        # paired on speedup, a failure 0 (not on the reward, whose running yardstick moves):
+        # A0 0 -> 1.2, A1 1.0 -> 1.0, B0 0.5 -> 2.0, B1 0.7 -> 0 (a failure's 0.3 is no pass's),
+        # C0 0 -> 0
+        self.assertEqual((p["speedup_up"], p["speedup_down"]), (2, 1))
+        self.assertAlmostEqual(p["speedup_change_mean"], (1.2 + 0.0 + 1.5 - 0.7 + 0.0) / 5)
+        self.assertEqual(p["speedup_sign_test_p"], 1.0)
+        self.assertNotIn("reward_up", p)
+        self.assertIn("speedup (a failure 0) up in 2, down in 1", res.stdout)
         self.assertEqual(p["by_task"]["B"], {"n": 2, "passed_first": 2, "passed_last": 1,
                                              "speedup_mean_first": 0.6, "speedup_mean_last": 2.0})
         self.assertAlmostEqual(p["by_task"]["A"]["speedup_mean_last"], 1.1)
@@ -137,6 +139,13 @@ class TrainDemoTool(unittest.TestCase):
         self.assertAlmostEqual(sign_test(9, 2), 2 * (1 + 11 + 55) / 2 ** 11)  # 0.0654
         self.assertAlmostEqual(sign_test(0, 5), 2 / 32)
         self.assertEqual(sign_test(3, 3), 1.0)
+
+    def test_a_strong_results_p_is_not_rounded_to_zero(self):
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        from train_demo import p_value, sign_test
+        p = p_value(sign_test(36, 2))  # the H100 demo's speedup pairs
+        self.assertGreater(p, 0)
+        self.assertAlmostEqual(p, 2 * (1 + 38 + 703) / 2 ** 38, delta=1e-11)
 
     def test_a_store_without_a_run_says_so(self):
         with tempfile.TemporaryDirectory() as d:
