@@ -5,9 +5,9 @@ each stage-2 round, stage 3's reward and speedup over its steps (first steps aga
 GRPO step's time split (generate / reward / update), the rollouts the store recorded, and every
 step's record. With --grpo-probe, the first and the last probe sample by sample (the same prompts
 and sampling seed: which samples turned from failing to passing and back, which moved to faster
-or slower code, and exact sign tests on those). A round cut short by a call's limit and run again after --resume counts once: its last
-attempt's steps and rollouts. Reads the store's train_runs, train_events and scores; writes
-nothing else."""
+or slower code, and exact sign tests on those). A round cut short by a call's limit and run again
+after --resume counts once: its last attempt's steps and rollouts. Reads the store's train_runs,
+train_events and scores; writes nothing else."""
 import collections
 import json
 import math
@@ -99,7 +99,7 @@ def p_value(p):
 class Sample(collections.namedtuple("Sample", "passed text speedup")):  # one probe sample, as paired
     @property
     def speedup_or_0(self):
-        return self.speedup if self.passed and self.speedup is not None else 0.0
+        return 0.0 if self.speedup is None else self.speedup  # only a pass has a speedup
 
 
 def paired_probes(con, run_id):
