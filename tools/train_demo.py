@@ -120,19 +120,17 @@ def paired_probes(con, run_id):
     keys = sorted(set(a) & set(b), key=lambda k: (k[0], k[1] if k[1] is not None else -1))
     up = sum(not a[k].passed and b[k].passed for k in keys)
     down = sum(a[k].passed and not b[k].passed for k in keys)
-    tasks = {}
+    by_task = collections.defaultdict(list)  # task -> its keys
     for k in keys:
-        d = tasks.setdefault(k[0], {"n": 0, "passed_first": 0, "passed_last": 0})
-        d["n"] += 1
-        d["passed_first"] += a[k].passed
-        d["passed_last"] += b[k].passed
+        by_task[k[0]].append(k)
     # a task's passes' mean speedup: where the model knows two solutions of a task, GRPO's
     # choice between them shows here (on the H100, Softmax's passes moved from its naive kernel
     # to its fast one while the pass count fell)
-    for task, d in tasks.items():
-        mine = [k for k in keys if k[0] == task]
-        d["speedup_mean_first"] = mean([a[k].speedup for k in mine])
-        d["speedup_mean_last"] = mean([b[k].speedup for k in mine])
+    tasks = {task: {"n": len(mine), "passed_first": sum(a[k].passed for k in mine),
+                    "passed_last": sum(b[k].passed for k in mine),
+                    "speedup_mean_first": mean([a[k].speedup for k in mine]),
+                    "speedup_mean_last": mean([b[k].speedup for k in mine])}
+             for task, mine in by_task.items()}
     # a pass's speed moves too: a probe whose passes stayed passes can still have moved to faster
     # code, which is what stage 3 is for. Paired on the measured speedup, a failure counting 0;
     # not on the reward, whose yardstick moves: the service normalises a task's reward with its
