@@ -114,18 +114,14 @@ def spread(client, device, k):
             "verdicts": sorted({r.get("verdict") for r in got})}
 
 
-def phases(db, skip=0):
-    """Mean seconds per phase over the evaluations in the store (the judge's phases_s), the first
-    skip (the warm-up's) left out."""
-    import sqlite3
-    con = sqlite3.connect(db)
-    rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations ORDER BY id")
-            if r[0]][skip:]
-    con.close()
-    keys = ["compile", "start", "start_setup", "start_load", "cand_setup", "verify", "gpu_wait",
-            "time", "time_prep", "time_warmup", "time_pairs", "pairs", "total"]
+PHASE_KEYS = ["compile", "start", "start_setup", "start_load", "cand_setup", "spare_wait", "verify",
+              "gpu_wait", "time", "time_prep", "time_warmup", "time_pairs", "pairs", "total"]
+
+
+def phase_means(rows):
+    """Mean seconds per phase over evaluation results (the judge's phases_s)."""
     out = {"n": len(rows)}
-    for k in keys:
+    for k in PHASE_KEYS:
         xs = [r.get("phases_s", {}).get(k) for r in rows]
         xs = [x for x in xs if isinstance(x, (int, float))]
         if xs:  # seconds, but for the timed pairs' count
@@ -136,6 +132,36 @@ def phases(db, skip=0):
     parts = [p for p in parts if isinstance(p, list) and len(p) == 6]
     if parts:
         out["cand_setup_ms_mean"] = [round(statistics.mean(p[i] for p in parts), 2) for i in range(6)]
+    return out
+
+
+def phase_row(r):
+    """One evaluation, compactly: where its workers came from and its phases (s)."""
+    ph, w = r.get("phases_s", {}), r.get("workers", {})
+    ms = ph.get("cand_setup_ms")
+    row = {"task": r.get("task"), "ref": w.get("ref"), "cand": w.get("cand"),
+           "device_ms": round(ms[1], 1) if isinstance(ms, list) and len(ms) == 6 else None}
+    for k in ("start", "spare_wait", "verify", "gpu_wait", "time", "total"):
+        if isinstance(ph.get(k), (int, float)):
+            row[k] = round(ph[k], 4)
+    return row
+
+
+def phases(db, skip=0):
+    """The phase means over the evaluations in the store, the first skip (the warm-up's) left
+    out; the same means apart for candidates whose worker was a spare and those that spawned
+    their own (a context created in the lane), and every evaluation's row in store order."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    rows = [json.loads(r[0]) for r in con.execute("SELECT result_json FROM evaluations ORDER BY id")
+            if r[0]][skip:]
+    con.close()
+    out = phase_means(rows)
+    by = {}
+    for r in rows:
+        by.setdefault(r.get("workers", {}).get("cand") or "unknown", []).append(r)
+    out["by_cand_worker"] = {k: phase_means(v) for k, v in sorted(by.items())}
+    out["rows"] = [phase_row(r) for r in rows]
     return out
 
 
@@ -175,7 +201,7 @@ def main():
         first = post_all(client, items)
         stats = client.stats()
         skip = (1 if warm_s > 0 else 0) + (n if steady else 0)
-        phase_means = phases(os.path.join(d, "bench.db"), skip=skip)
+        ph_first = phases(os.path.join(d, "bench.db"), skip=skip)
         again = post_all(client, items)
         again_procs = post_all_processes(url, items)
         k = int(os.environ.get("SPREAD", "8"))
@@ -195,17 +221,23 @@ def main():
            "gpu_yield": os.environ.get("CUDAL1_GPU_YIELD", "1") != "0",
            "verify_concurrent": os.environ.get("CUDAL1_VERIFY_CONCURRENT", "1") != "0", "first": first, "again_cached": again,
            "again_cached_processes": again_procs, "spread": spread_check,
-           "phases_mean_first": phase_means,
+           "phases_mean_first": ph_first,
            "service_stats_after_first": stats, "evaluator_busy_share": round(busy, 3),
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
+    # the printed line (all a device call may bring back) without the rows
+    brief = {k: v for k, v in ph_first.items() if k not in ("rows", "by_cand_worker")}
+    brief["by_cand_worker"] = {k: {m: v.get(m) for m in ("n", "start_mean_s", "spare_wait_mean_s",
+                                                         "verify_mean_s", "gpu_wait_mean_s",
+                                                         "total_mean_s")}
+                               for k, v in ph_first.get("by_cand_worker", {}).items()}
     print(f"serve {device}: {n} completions rewarded in {first['wall_s']:.1f} s "
           f"({first['per_second']:.2f}/s; p50 {first['latency_p50_s']:.2f} s, p99 "
           f"{first['latency_p99_s']:.2f} s; verdicts {first['verdicts']}); again from the store: "
           f"p99 {again['latency_p99_s'] * 1e3:.1f} ms from threads, "
           f"{again_procs['latency_p99_s'] * 1e3:.1f} ms from processes, {again['cached']} cached; "
-          f"evaluation threads busy {busy:.0%}; GPUs {stats.get('gpus')}; phases {phase_means}; "
+          f"evaluation threads busy {busy:.0%}; GPUs {stats.get('gpus')}; phases {brief}; "
           f"spread {spread_check}")
     return 0
 

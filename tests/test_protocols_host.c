@@ -19,7 +19,7 @@ static cJSON *eval(const char *sol, const char *task, const char *extra, int *st
   return j;
 }
 
-static const char *s(cJSON *j, const char *k) {
+static const char *s(const cJSON *j, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
   return cJSON_IsString(v) ? v->valuestring : "";
 }
@@ -67,6 +67,11 @@ static void test_start_phases_nest(void **st) {
   int pairs = cJSON_GetObjectItemCaseSensitive(ph, "pairs")->valueint;
   assert_true(prep > 0 && warm > 0 && pairs_s > 0 && prep + warm + pairs_s <= time + 1e-9);
   assert_true(pairs >= 21 && pairs <= 41);
+  /* `cudal1 eval` keeps no spares and no reference pool: both workers spawned, nothing waited */
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(j, "workers");
+  assert_string_equal(s(w, "ref"), "spawned");
+  assert_string_equal(s(w, "cand"), "spawned");
+  assert_true(cJSON_GetObjectItemCaseSensitive(ph, "spare_wait")->valuedouble < 1);
   cJSON_Delete(j);
 }
 

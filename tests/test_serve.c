@@ -18,6 +18,7 @@
 #include <ftw.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -455,6 +456,12 @@ static void test_network_bind_without_token_exits_2(void **state) {
   snprintf(cmd, sizeof cmd, "%s/cudal1 serve --device cuda --workers 2 2>&1", th_build());
   assert_int_equal(th_run(cmd, out, sizeof out), 2);
   assert_non_null(strstr(out, "--overlap"));
+  const char *waits[] = {"-1", "61", "soon"};  /* --spare-wait: seconds, 0 to 60 */
+  for (size_t i = 0; i < sizeof waits / sizeof *waits; i++) {
+    snprintf(cmd, sizeof cmd, "%s/cudal1 serve --spare-wait '%s' 2>&1", th_build(), waits[i]);
+    assert_int_equal(th_run(cmd, out, sizeof out), 2);
+    assert_non_null(strstr(out, "--spare-wait"));
+  }
 }
 
 /* ---- kill -9, restart, drain ---------------------------------------------------------------- */
@@ -974,12 +981,13 @@ static void test_spares_are_ready_before_the_first_request(void **state) {
   (void)state;
   static char texts[1][8192];
   svc s;
-  const char *extra[] = {"--spare-workers", "2", "--spare-fillers", "3", NULL};
+  const char *extra[] = {"--spare-workers", "2", "--spare-fillers", "3", "--spare-wait", "5", NULL};
   svc_fresh(&s, extra);
   for (int i = 0; i < 3000 && spare_workers(s.port, "started") < 2; i++) usleep(10000);
   assert_int_equal(spare_workers(s.port, "started"), 2);
   assert_int_equal(spare_workers(s.port, "used"), 0);
   assert_int_equal(spare_workers(s.port, "fillers"), 3);  /* --spare-fillers reached spare.c */
+  assert_true(spare_workers(s.port, "wait_s") == 5);      /* and --spare-wait */
   char *a = distinct_batch(1, "spare0", texts);
   resp r;
   http(s.port, "/v1/score", a, NULL, &r);
@@ -987,8 +995,22 @@ static void test_spares_are_ready_before_the_first_request(void **state) {
   assert_string_equal(str(result(&r, &doc, 0), "verdict"), "pass");
   cJSON_Delete(doc);
   free(r.body);
-  assert_true(spare_workers(s.port, "used") >= 1);
+  assert_int_equal(spare_workers(s.port, "used"), 2);  /* the reference (none pooled) and the candidate */
   assert_int_equal(svc_stop(&s), 0);
+  /* the store's evaluation says where its workers came from */
+  sqlite3 *db;
+  sqlite3_stmt *q;
+  assert_int_equal(sqlite3_open_v2(s.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT result_json FROM evaluations", -1, &q, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+  cJSON *ev = cJSON_Parse((const char *)sqlite3_column_text(q, 0));
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(ev, "workers");
+  assert_string_equal(str(w, "ref"), "spare");
+  assert_string_equal(str(w, "cand"), "spare");
+  cJSON_Delete(ev);
+  sqlite3_finalize(q);
+  sqlite3_close(db);
   svc_rm(&s);
   free(a);
 }

@@ -1,7 +1,8 @@
 /* test_spare.c — the spare workers of a long-lived judge (src/eval/spare.c) with the real worker
  * program on the host backend: a kind is filled after its first take, a spare taken is a
  * working worker, dead spares are never handed out, a program that cannot start is counted and
- * not retried in a loop, and closing leaves no process behind. */
+ * not retried in a loop, a take waits (when asked) for the spare being started but not for a
+ * start that fails, and closing leaves no process behind. */
 #include <dirent.h>
 #include <signal.h>
 #include "harness.h"
@@ -55,9 +56,9 @@ static void test_a_kind_is_filled_after_its_first_take_and_a_spare_serves(void *
   cl1_spare_kind k = host_kind(exe, sizeof exe);
   cl1_spare_set_max(2);
   cl1_wproc w;
-  assert_false(cl1_spare_take(&k, &w));  /* none yet: the caller spawns its own */
+  assert_false(cl1_spare_take(&k, &w, NULL));  /* none yet: the caller spawns its own */
   assert_true(wait_started(2) >= 2);
-  assert_true(cl1_spare_take(&k, &w));
+  assert_true(cl1_spare_take(&k, &w, NULL));
   assert_true(w.pid > 0);
   assert_null(w.shm);  /* sized by the evaluation that took it */
   cl1_err err = {{0}};
@@ -90,7 +91,7 @@ static void test_a_kind_wanted_is_filled_before_any_take(void **st) {
   cl1_spare_want(&k);
   assert_true(wait_started(started0 + 2) >= started0 + 2);
   cl1_wproc w;
-  assert_true(cl1_spare_take(&k, &w));  /* the first take finds one */
+  assert_true(cl1_spare_take(&k, &w, NULL));  /* the first take finds one */
   cl1_wproc_close(&w);
   cl1_spare_counts(&used, &started, &failed);
   assert_int_equal(used, used0 + 1);
@@ -108,7 +109,7 @@ static void test_dead_spares_are_not_handed_out(void **st) {
   cl1_wproc w;
   long used0, started0, failed0;
   cl1_spare_counts(&used0, &started0, &failed0);
-  assert_false(cl1_spare_take(&k, &w));
+  assert_false(cl1_spare_take(&k, &w, NULL));
   assert_true(wait_started(started0 + 2) >= started0 + 2);
   pid_t pids[16];
   int n = worker_children(pids, 16);
@@ -116,7 +117,7 @@ static void test_dead_spares_are_not_handed_out(void **st) {
   for (int i = 0; i < n; i++) kill(pids[i], SIGKILL);
   usleep(100000);
   /* every waiting spare is dead: none is handed out, and the kind is filled again */
-  bool got = cl1_spare_take(&k, &w);
+  bool got = cl1_spare_take(&k, &w, NULL);
   if (got) {  /* only a spare the filler started after the kill */
     bool fresh = true;
     for (int i = 0; i < n; i++) fresh = fresh && w.pid != pids[i];
@@ -124,7 +125,7 @@ static void test_dead_spares_are_not_handed_out(void **st) {
     cl1_wproc_close(&w);
   }
   assert_true(wait_started(started0 + 3) >= started0 + 3);
-  assert_true(cl1_spare_take(&k, &w));
+  assert_true(cl1_spare_take(&k, &w, NULL));
   for (int i = 0; i < n; i++) assert_int_not_equal(w.pid, pids[i]);
   cl1_wproc_close(&w);
   cl1_spare_close();
@@ -138,7 +139,7 @@ static void test_a_program_that_cannot_start_is_counted_not_looped(void **st) {
   long used0, started0, failed0, used, started, failed = 0;
   cl1_spare_counts(&used0, &started0, &failed0);
   cl1_wproc w;
-  assert_false(cl1_spare_take(&k, &w));
+  assert_false(cl1_spare_take(&k, &w, NULL));
   for (int i = 0; i < 3000 && failed <= failed0; i++) {
     usleep(10000);
     cl1_spare_counts(&used, &started, &failed);
@@ -149,7 +150,7 @@ static void test_a_program_that_cannot_start_is_counted_not_looped(void **st) {
   /* the kind cools off after a failure (5 s) instead of failing as fast as it can */
   assert_true(failed - failed0 <= 4);
   assert_int_equal(started, started0);
-  assert_false(cl1_spare_take(&k, &w));
+  assert_false(cl1_spare_take(&k, &w, NULL));
   cl1_spare_close();
 }
 
@@ -159,7 +160,7 @@ static void test_no_spares_when_turned_off(void **st) {
   cl1_spare_kind k = host_kind(exe, sizeof exe);
   cl1_spare_set_max(0);
   cl1_wproc w;
-  assert_false(cl1_spare_take(&k, &w));
+  assert_false(cl1_spare_take(&k, &w, NULL));
   usleep(200000);
   pid_t pids[4];
   assert_int_equal(worker_children(pids, 4), 0);
@@ -191,6 +192,58 @@ static void test_fillers_are_set_before_they_start(void **st) {
   assert_int_equal(worker_children(pids, 8), 0);
 }
 
+/* With a wait set, a take that finds none ready waits for the one the fillers start (where
+ * without one it returns false and its evaluation spawns: the first test). */
+static void test_a_take_with_a_wait_gets_the_spare_being_started(void **st) {
+  (void)st;
+  char exe[4096];
+  cl1_spare_kind k = host_kind(exe, sizeof exe);
+  cl1_spare_set_max(1);
+  cl1_spare_set_wait(60);
+  long used0, started0, failed0, used, started, failed;
+  cl1_spare_counts(&used0, &started0, &failed0);
+  cl1_wproc w;
+  double waited = -1;
+  assert_true(cl1_spare_take(&k, &w, &waited));  /* the kind is new: nothing was ready */
+  assert_true(waited > 0);
+  assert_true(w.pid > 0);
+  cJSON *reply = NULL;
+  cl1_err err = {{0}};
+  assert_int_equal(cl1_wproc_size(&w, 4096, &err), 0);
+  assert_int_equal(cl1_wproc_call(&w, CL1_MSG_PING, NULL, 30, &reply), CL1_W_OK);
+  cJSON_Delete(reply);
+  cl1_wproc_close(&w);
+  cl1_spare_counts(&used, &started, &failed);
+  assert_int_equal(used, used0 + 1);
+  assert_true(started >= started0 + 1);
+  cl1_spare_close();  /* and the wait back to none */
+  cl1_spare_set_max(1);
+  assert_false(cl1_spare_take(&k, &w, NULL));
+  cl1_spare_close();
+  pid_t pids[8];
+  assert_int_equal(worker_children(pids, 8), 0);
+}
+
+/* A wait ends when the fillers' start fails: the kind cools off and the evaluation spawns its
+ * own (and reports the machine's failure) long before the wait's 60 s. */
+static void test_a_take_does_not_wait_for_a_start_that_fails(void **st) {
+  (void)st;
+  cl1_spare_kind k = {.exe = "/nonexistent/cudal1-worker", .backend = "host"};
+  cl1_spare_set_max(1);
+  cl1_spare_set_wait(60);
+  long used0, started0, failed0, used, started, failed;
+  cl1_spare_counts(&used0, &started0, &failed0);
+  cl1_wproc w;
+  double waited = -1;
+  assert_false(cl1_spare_take(&k, &w, &waited));
+  assert_true(waited < 30);
+  cl1_spare_counts(&used, &started, &failed);
+  assert_true(failed > failed0);
+  assert_false(cl1_spare_take(&k, &w, &waited));  /* cooling off: no wait at all */
+  assert_true(waited < 30);
+  cl1_spare_close();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_kind_is_filled_after_its_first_take_and_a_spare_serves),
@@ -198,6 +251,8 @@ int main(void) {
       cmocka_unit_test(test_a_program_that_cannot_start_is_counted_not_looped),
       cmocka_unit_test(test_no_spares_when_turned_off),
       cmocka_unit_test(test_a_kind_wanted_is_filled_before_any_take),
-      cmocka_unit_test(test_fillers_are_set_before_they_start)};
+      cmocka_unit_test(test_fillers_are_set_before_they_start),
+      cmocka_unit_test(test_a_take_with_a_wait_gets_the_spare_being_started),
+      cmocka_unit_test(test_a_take_does_not_wait_for_a_start_that_fails)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,9 @@ static const char help_head[] =
     "                       library ready; no task, no solution code) per GPU, host: in all\n"
     "                       (default: as many as the evaluations in flight; 0: none, 8 at most)\n"
     "  --spare-fillers N    threads starting spares side by side (default 2, 1 to 8)\n"
+    "  --spare-wait S       seconds an evaluation that finds no spare ready waits for one the\n"
+    "                       fillers are starting, before it starts its own (default 0, at\n"
+    "                       most 60): contexts are then created only by the fillers\n"
     "  --compile-jobs N     compiles running ahead of the evaluations (default: half the\n"
     "                       machine's cores, 2 to 16)\n"
     "  --max-queue N        items waiting before requests get 503 + Retry-After (default 4096)\n"
@@ -90,6 +93,8 @@ static int parse_number(cl1_serve_opts *o, const char *a, const char *v) {
     if (!(rc = cl1_cli_int(a, v, lo, hi, &n))) *field = (int)n;
   } else if (!strcmp(a, "--max-body")) {
     if (!(rc = cl1_cli_int(a, v, 1024, 1LL << 32, &n))) o->max_body = (size_t)n;
+  } else if (!strcmp(a, "--spare-wait")) {
+    if (!(rc = cl1_cli_double(a, v, 0, 60, &d))) o->spare_wait_s = d;
   } else if (!strcmp(a, "--reward-clip")) {
     if (!(rc = cl1_cli_double(a, v, 0.01, 1000, &d))) set_clip(&o->eval.reward, d);
   }
@@ -113,7 +118,7 @@ static int parse_args(int argc, char **argv, serve_args *s) {
       continue;
     }
     static const char *const takes_value[] = {"--bind", "--token", "--db", "--tasks-dir", "--port", "--workers",
-        "--overlap", "--spare-workers", "--spare-fillers", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
+        "--overlap", "--spare-workers", "--spare-fillers", "--spare-wait", "--gpus", "--compile-jobs", "--max-queue", "--max-items", "--max-body", "--idle-timeout",
         "--max-jobs", "--job-ttl", "--reward-clip"};
     bool known = false;
     for (size_t k = 0; k < sizeof takes_value / sizeof *takes_value; k++)

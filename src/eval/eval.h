@@ -100,6 +100,9 @@ typedef struct {
                                     loaded, the device opened, the shared memory pinned, the
                                     buffers allocated, the op library (or Python) preloaded and
                                     the sandbox entered (first pass; CL1_SETUP_MARKS) */
+  char ref_from[8], cand_from[8]; /* where the first pass's workers came from: "pooled" (a
+                                    reference only), "spare" (started ahead) or "spawned" */
+  double t_spare_wait;           /* waiting for a spare the fillers were starting (s) */
   char cand_log[2048];           /* tail of the candidate's stdout/stderr */
   bool python;                   /* the candidate was a Python module (KernelBench's ModelNew) */
   double py_ext_calls;           /* its custom-extension calls during the checks, as it reported

@@ -90,6 +90,7 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON *sm = cJSON_AddArrayToObject(ph, "cand_setup_ms");
   for (int i = 0; i < CL1_SETUP_MARKS; i++)
     cJSON_AddItemToArray(sm, cJSON_CreateNumber(r->cand_setup_ms[i]));
+  cJSON_AddNumberToObject(ph, "spare_wait", r->t_spare_wait);
   cJSON_AddNumberToObject(ph, "verify", r->t_verify);
   cJSON_AddNumberToObject(ph, "time", r->t_time);
   cJSON_AddNumberToObject(ph, "time_prep", r->t_time_prep);
@@ -98,6 +99,11 @@ cJSON *cl1_eval_json_doc(const cl1_eval_opts *o, const cl1_eval_result *r) {
   cJSON_AddNumberToObject(ph, "pairs", r->time_pairs);
   if (o->gpu) cJSON_AddNumberToObject(ph, "gpu_wait", r->t_gpu_wait);
   cJSON_AddNumberToObject(ph, "total", r->t_total);
+  if (r->cand_from[0]) {  /* no worker started (a gate or compile verdict): none */
+    cJSON *w = cJSON_AddObjectToObject(j, "workers");
+    cJSON_AddStringToObject(w, "ref", r->ref_from);
+    cJSON_AddStringToObject(w, "cand", r->cand_from);
+  }
   if (r->cand_log[0]) cJSON_AddStringToObject(j, "candidate_log_tail", r->cand_log);
   if (r->python) {
     cJSON *py = cJSON_AddObjectToObject(j, "python");

@@ -105,13 +105,18 @@ static void ref_info_apply(cl1_pass *p, cl1_eval_result *r) {
 
 /* A worker for this pass: a spare started ahead when one is ready (spare.h: a long-lived judge
  * turns them on with cl1_spare_set_max; no task and no solution code has run in one, so it is as
- * fresh as a spawn), else spawned now. */
-static int spawn_worker(const cl1_pass *p, cl1_wproc *w, const char *exe, size_t shm_bytes,
-                        const char *tag, const char *gpu, const char *ops_lib, cl1_err *err) {
+ * fresh as a spawn), else spawned now. *from says which, for the result's "workers"; the wait
+ * for a spare counts in r->t_spare_wait. */
+static int spawn_worker(const cl1_pass *p, cl1_eval_result *r, cl1_wproc *w, const char *exe,
+                        size_t shm_bytes, const char *tag, const char *gpu, const char *ops_lib,
+                        const char **from, cl1_err *err) {
   cl1_spare_kind k = {.exe = exe, .gpu = gpu, .backend = cl1_backend_name(p->o->backend),
                       .preload = ops_lib};
-  if (!cl1_spare_take(&k, w))
-    return cl1_wproc_spawn(w, exe, shm_bytes, tag, gpu, err);
+  double waited = 0;
+  bool spare = cl1_spare_take(&k, w, &waited);
+  r->t_spare_wait += waited;
+  *from = spare ? "spare" : "spawned";
+  if (!spare) return cl1_wproc_spawn(w, exe, shm_bytes, tag, gpu, err);
   snprintf(w->tag, sizeof w->tag, "%s", tag);
   if (!cl1_wproc_size(w, shm_bytes, err)) return 0;
   cl1_wproc_kill(w);
@@ -162,14 +167,20 @@ static int start_workers(cl1_pass *p, cl1_eval_result *r, cl1_err *err) {
      long-lived reference's process shows must not stand */
   if (o->reuse_ref && !p->verify_only_light && (p->ref_key = ref_key(p, exe, gpu, mem, ops_lib)))
     p->ref_reused = cl1_refpool_take(p->ref_key, &p->ref, &p->ref_info);
+  const char *ref_from = "pooled", *cand_from = "";
   if (!p->ref_reused) {
-    if (spawn_worker(p, &p->ref, exe, p->region_bytes, "ref", gpu, preload_of(p, 0, ops_lib), err))
+    if (spawn_worker(p, r, &p->ref, exe, p->region_bytes, "ref", gpu, preload_of(p, 0, ops_lib),
+                     &ref_from, err))
       return -1;
     if (o->reuse_ref) cl1_refpool_count_start();
   }
-  if (spawn_worker(p, &p->cand, exe, p->region_bytes * 2, "cand", gpu, preload_of(p, 1, ops_lib),
-                   err))
+  if (spawn_worker(p, r, &p->cand, exe, p->region_bytes * 2, "cand", gpu,
+                   preload_of(p, 1, ops_lib), &cand_from, err))
     return -1;
+  if (!r->ref_from[0]) {  /* the first pass's, as cand_setup_ms */
+    snprintf(r->ref_from, sizeof r->ref_from, "%s", ref_from);
+    snprintf(r->cand_from, sizeof r->cand_from, "%s", cand_from);
+  }
   /* until the worker says what it holds at the sandbox's entry: room for any harness (a CUDA
      context, the largest flush buffer) on top of the allowance */
   p->cand.rss_limit = mem + p->region_bytes * 2 + CL1_LLC_FLUSH_MAX + ((size_t)1 << 30);

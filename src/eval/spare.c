@@ -31,6 +31,7 @@ static int g_n_kinds, g_max;
 static bool g_stop;
 static int g_n_fillers;  /* started (0: not yet) */
 static int g_want_fillers = FILLERS_DEFAULT;
+static double g_wait_s;  /* how long a take waits for the fillers (cl1_spare_set_wait) */
 static pthread_t g_fillers[FILLERS_CAP];
 static long g_used, g_started, g_failed;
 
@@ -107,6 +108,7 @@ static void *filler(void *arg) {
     int rc = start_one(x, &w);
     pthread_mutex_lock(&g_mu);
     x->n_starting--;
+    pthread_cond_broadcast(&g_cv);  /* a take waiting for this start (ready, or not coming) */
     if (rc) {
       x->failed_at = cl1_now();
       g_failed++;
@@ -148,28 +150,64 @@ void cl1_spare_want(const cl1_spare_kind *k) {
   pthread_mutex_unlock(&g_mu);
 }
 
-bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w) {
+/* Whether the fillers are at work on x or will be once woken: a take may wait for them rather
+ * than start a context of its own beside theirs (caller holds g_mu). A kind cooling off after a
+ * failed start is not: its evaluation spawns, and reports the machine's failure. */
+static bool being_filled(const kind *x) {
+  return x->n_starting > 0 ||
+         (x->n_ready + x->n_starting < g_max && cl1_now() - x->failed_at > RETRY_AFTER_S);
+}
+
+/* The newest ready spare of x that is still alive into *w; the dead ones into dead[] (caller
+ * holds g_mu). */
+static bool take_ready(kind *x, cl1_wproc *w, cl1_wproc *dead, int *n_dead) {
+  while (x->n_ready > 0) {
+    cl1_wproc c = x->ready[--x->n_ready];  /* the newest: the likeliest to be alive */
+    if (alive(&c)) {
+      *w = c;
+      g_used++;
+      return true;
+    }
+    assert(*n_dead < READY_CAP);
+    dead[(*n_dead)++] = c;
+  }
+  return false;
+}
+
+/* Wakes the fillers and waits on g_cv for a change, until the deadline (cl1_now's clock; caller
+ * holds g_mu). false once the deadline has passed. */
+static bool wait_until(double deadline) {
+  double left = deadline - cl1_now();
+  if (left <= 0) return false;
+  pthread_cond_broadcast(&g_cv);  /* an idle filler starts one */
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  long long ns = (long long)ts.tv_nsec + (long long)((left - (double)(long long)left) * 1e9);
+  ts.tv_sec += (time_t)left + (time_t)(ns / 1000000000LL);
+  ts.tv_nsec = (long)(ns % 1000000000LL);
+  pthread_cond_timedwait(&g_cv, &g_mu, &ts);
+  return true;
+}
+
+bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w, double *waited_s) {
   cl1_wproc dead[READY_CAP];
   int n_dead = 0;
   bool got = false;
+  double t0 = cl1_now();
   pthread_mutex_lock(&g_mu);
   kind *x = g_max > 0 && !g_stop ? kind_of(k) : NULL;
   if (x) {
     start_fillers();
-    while (x->n_ready > 0 && !got) {
-      cl1_wproc c = x->ready[--x->n_ready];  /* the newest: the likeliest to be alive */
-      if (alive(&c)) {
-        *w = c;
-        got = true;
-        g_used++;
-      } else {
-        dead[n_dead++] = c;
-      }
-    }
+    double deadline = t0 + g_wait_s;
+    /* stops at a dead spare too: something kills them, and the evaluation spawns its own */
+    while (!(got = take_ready(x, w, dead, &n_dead)) && !g_stop && being_filled(x) &&
+           n_dead == 0 && wait_until(deadline))
+      ;
     pthread_cond_broadcast(&g_cv);  /* the filler tops the kind up */
   }
   pthread_mutex_unlock(&g_mu);
   for (int i = 0; i < n_dead; i++) cl1_wproc_kill(&dead[i]);
+  if (waited_s) *waited_s = cl1_now() - t0;
   return got;
 }
 
@@ -192,6 +230,12 @@ void cl1_spare_set_max(int n) {
   g_max = n < 0 ? 0 : n > READY_CAP ? READY_CAP : n;
   pthread_mutex_unlock(&g_mu);
   if (n <= 0) drain();
+}
+
+void cl1_spare_set_wait(double s) {
+  pthread_mutex_lock(&g_mu);
+  g_wait_s = s > 0 ? s : 0;
+  pthread_mutex_unlock(&g_mu);
 }
 
 int cl1_spare_set_fillers(int n) {
@@ -218,6 +262,7 @@ void cl1_spare_close(void) {
   g_n_kinds = 0;
   g_n_fillers = 0;
   g_want_fillers = FILLERS_DEFAULT;
+  g_wait_s = 0;
   g_stop = false;
   pthread_mutex_unlock(&g_mu);
 }

@@ -18,8 +18,14 @@ typedef struct {
 } cl1_spare_kind;
 
 /* A ready spare of kind k moved into *w (its memfd not yet sized: cl1_wproc_size), when one is
- * waiting; either way the kind is kept topped up from now on. false: spawn one as usual. */
-bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w);
+ * waiting, or, with a wait set (cl1_spare_set_wait), when one the fillers are starting is ready
+ * before it ends; either way the kind is kept topped up from now on. false: spawn one as usual.
+ * *waited_s (may be NULL): the seconds this call took. */
+bool cl1_spare_take(const cl1_spare_kind *k, cl1_wproc *w, double *waited_s);
+/* How long a take that finds no spare ready waits for one the fillers are starting (0, the
+ * default: not at all). Waiting keeps the contexts created at once to the fillers' count, where
+ * a spawn would add one beside them (docs/serve-scaling.md). */
+void cl1_spare_set_wait(double s);
 /* Kind k is filled from now on, before any take: a judge that knows the kind its evaluations
  * will ask for (cl1_eval_spares_prime) has spares ready for its first batch. */
 void cl1_spare_want(const cl1_spare_kind *k);
@@ -28,7 +34,8 @@ void cl1_spare_set_max(int n);
 /* Filler threads starting spares side by side (1 to 8; default 2), set before the first want
  * or take starts them: -1 when out of range or already started. */
 int cl1_spare_set_fillers(int n);
-/* The fillers stopped, every spare let go (a judge stopping), and the filler count back to 2. */
+/* The fillers stopped, every spare let go (a judge stopping), the filler count back to 2 and the
+ * wait to 0. */
 void cl1_spare_close(void);
 /* Evaluations' workers that came from a spare, spares started, and starts that failed (the
  * filler then waits a while before trying that kind again; the evaluation spawns its own and

@@ -422,6 +422,7 @@ cJSON *cl1_serve_stats(cl1_serve *svc) {
   cJSON_AddNumberToObject(sw, "started", (double)sp_started);
   cJSON_AddNumberToObject(sw, "failed", (double)sp_failed);
   cJSON_AddNumberToObject(sw, "fillers", cl1_spare_fillers());
+  cJSON_AddNumberToObject(sw, "wait_s", svc->o->spare_wait_s);
   /* per GPU: the share of the service's life it was held (loading, verifying, timing) and timed */
   cJSON *gs = cJSON_AddArrayToObject(s, "gpus");
   for (int i = 0; i < svc->n_gpu; i++) {
@@ -626,6 +627,7 @@ static void workers_ahead(cl1_serve *svc) {
     assert(rc == 0);  /* cmd_serve checked the range; nothing has started a filler yet */
     (void)rc;
   }
+  cl1_spare_set_wait(o->spare_wait_s);
   for (int i = 0; i < (cuda ? svc->n_gpu : 1); i++) {
     cl1_eval_opts eo = o->eval;
     eo.gpu = cuda ? &svc->gpu[i] : NULL;

@@ -30,6 +30,8 @@ typedef struct {
   int spares;                /* workers kept started ahead per GPU (host: in all); -1: as many
                                 as the evaluations in flight */
   int spare_fillers;         /* threads starting spares side by side; 0: spare.c's default (2) */
+  double spare_wait_s;       /* how long an evaluation finding no spare ready waits for one the
+                                fillers are starting before it spawns its own (0: not at all) */
   int compile_jobs;          /* compiles running ahead of the evaluations */
   int max_queue;             /* items waiting (not yet evaluating) before 503 */
   int max_items;             /* items of one request */

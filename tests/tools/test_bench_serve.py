@@ -1,7 +1,8 @@
 """test_bench_serve.py — bench/serve.py's steady mode on the host backend (what a GPU session
 runs as `scripts/gpu-run serve` variant `steady`): a first batch of the same tasks before the
 measured one, reported as step0 and left out of the phase means, with the measured batch then
-finding its tasks' reference workers pooled. The figures are the GPU's to give; this checks
+finding its tasks' reference workers pooled; the phase means apart by where each candidate's
+worker came from (a spare or its own spawn), and each evaluation's row. The figures are the GPU's to give; this checks
 the bookkeeping, not the speed."""
 import json
 import os
@@ -13,6 +14,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("CL1_BUILD", "build")
 BUILD = BUILD if os.path.isabs(BUILD) else os.path.join(ROOT, BUILD)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from serve import TASKS  # noqa: E402
 
 
 class SteadyMode(unittest.TestCase):
@@ -39,6 +42,20 @@ class SteadyMode(unittest.TestCase):
         self.assertLessEqual(ph["time_prep_mean_s"] + ph["time_warmup_mean_s"] + ph["time_pairs_mean_s"],
                              ph["time_mean_s"] + 1e-3)
         self.assertGreaterEqual(ph["pairs_mean"], 5)
+        # each evaluation's row says where its workers came from; the split means count them all
+        rows = ph["rows"]
+        self.assertEqual(len(rows), n)
+        self.assertEqual({r["task"] for r in rows}, {f"level1/{t}" for t in TASKS})
+        for r in rows:
+            self.assertIn(r["ref"], ("pooled", "spare", "spawned"))
+            self.assertIn(r["cand"], ("spare", "spawned"))
+            self.assertGreater(r["total"], 0)
+        by = ph["by_cand_worker"]
+        self.assertEqual(sum(v["n"] for v in by.values()), n)
+        for k, v in by.items():
+            self.assertEqual(v["n"], sum(r["cand"] == k for r in rows))
+        self.assertIn("spare_wait_mean_s", ph)
+        self.assertTrue(any(r["ref"] == "pooled" for r in rows))  # step 0's references
         refs = doc["service_stats_after_first"]["reference_workers"]
         # the measured batch found each task's reference from step 0 pooled (how many were
         # started is the machine's: a timing that looks suspicious on a loaded machine is
