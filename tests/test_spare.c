@@ -50,6 +50,26 @@ static cl1_spare_kind host_kind(char *exe, size_t n) {
   return (cl1_spare_kind){.exe = exe, .gpu = NULL, .backend = "host", .preload = NULL};
 }
 
+/* A spare taken is a working worker: sized by the evaluation that took it, it answers (its
+ * device open); then let go. */
+static void assert_serves(cl1_wproc *w) {
+  assert_true(w->pid > 0);
+  assert_null(w->shm);
+  cl1_err err = {{0}};
+  assert_int_equal(cl1_wproc_size(w, 4096, &err), 0);
+  cJSON *reply = NULL;
+  assert_int_equal(cl1_wproc_call(w, CL1_MSG_PING, NULL, 30, &reply), CL1_W_OK);
+  cJSON_Delete(reply);
+  cl1_wproc_close(w);
+}
+
+/* One spare at most and takes that wait up to 60 s for it; the counts before, into *0. */
+static void waiting_takes(long *used0, long *started0, long *failed0) {
+  cl1_spare_set_max(1);
+  cl1_spare_set_wait(60);
+  cl1_spare_counts(used0, started0, failed0);
+}
+
 static void test_a_kind_is_filled_after_its_first_take_and_a_spare_serves(void **st) {
   (void)st;
   char exe[4096];
@@ -59,14 +79,7 @@ static void test_a_kind_is_filled_after_its_first_take_and_a_spare_serves(void *
   assert_false(cl1_spare_take(&k, &w, NULL));  /* none yet: the caller spawns its own */
   assert_true(wait_started(2) >= 2);
   assert_true(cl1_spare_take(&k, &w, NULL));
-  assert_true(w.pid > 0);
-  assert_null(w.shm);  /* sized by the evaluation that took it */
-  cl1_err err = {{0}};
-  assert_int_equal(cl1_wproc_size(&w, 4096, &err), 0);
-  cJSON *reply = NULL;
-  assert_int_equal(cl1_wproc_call(&w, CL1_MSG_PING, NULL, 30, &reply), CL1_W_OK);  /* device open */
-  cJSON_Delete(reply);
-  cl1_wproc_close(&w);
+  assert_serves(&w);
   long used, started, failed;
   cl1_spare_counts(&used, &started, &failed);
   assert_int_equal(used, 1);
@@ -198,21 +211,13 @@ static void test_a_take_with_a_wait_gets_the_spare_being_started(void **st) {
   (void)st;
   char exe[4096];
   cl1_spare_kind k = host_kind(exe, sizeof exe);
-  cl1_spare_set_max(1);
-  cl1_spare_set_wait(60);
   long used0, started0, failed0, used, started, failed;
-  cl1_spare_counts(&used0, &started0, &failed0);
+  waiting_takes(&used0, &started0, &failed0);
   cl1_wproc w;
   double waited = -1;
   assert_true(cl1_spare_take(&k, &w, &waited));  /* the kind is new: nothing was ready */
   assert_true(waited > 0);
-  assert_true(w.pid > 0);
-  cJSON *reply = NULL;
-  cl1_err err = {{0}};
-  assert_int_equal(cl1_wproc_size(&w, 4096, &err), 0);
-  assert_int_equal(cl1_wproc_call(&w, CL1_MSG_PING, NULL, 30, &reply), CL1_W_OK);
-  cJSON_Delete(reply);
-  cl1_wproc_close(&w);
+  assert_serves(&w);
   cl1_spare_counts(&used, &started, &failed);
   assert_int_equal(used, used0 + 1);
   assert_true(started >= started0 + 1);
@@ -229,10 +234,8 @@ static void test_a_take_with_a_wait_gets_the_spare_being_started(void **st) {
 static void test_a_take_does_not_wait_for_a_start_that_fails(void **st) {
   (void)st;
   cl1_spare_kind k = {.exe = "/nonexistent/cudal1-worker", .backend = "host"};
-  cl1_spare_set_max(1);
-  cl1_spare_set_wait(60);
   long used0, started0, failed0, used, started, failed;
-  cl1_spare_counts(&used0, &started0, &failed0);
+  waiting_takes(&used0, &started0, &failed0);
   cl1_wproc w;
   double waited = -1;
   assert_false(cl1_spare_take(&k, &w, &waited));
