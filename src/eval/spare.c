@@ -60,12 +60,15 @@ static kind *kind_of(const cl1_spare_kind *k) {
   return x;
 }
 
-/* A kind short of spares and not cooling off after a failure (caller holds g_mu). */
+/* Whether x is short of spares and not cooling off after a failure (caller holds g_mu). */
+static bool short_of(const kind *x) {
+  return x->n_ready + x->n_starting < g_max && cl1_now() - x->failed_at > RETRY_AFTER_S;
+}
+
+/* A kind a filler should start a spare of (caller holds g_mu). */
 static kind *wanting(void) {
-  for (int i = 0; i < g_n_kinds; i++) {
-    kind *x = &g_kinds[i];
-    if (x->n_ready + x->n_starting < g_max && cl1_now() - x->failed_at > RETRY_AFTER_S) return x;
-  }
+  for (int i = 0; i < g_n_kinds; i++)
+    if (short_of(&g_kinds[i])) return &g_kinds[i];
   return NULL;
 }
 
@@ -153,10 +156,7 @@ void cl1_spare_want(const cl1_spare_kind *k) {
 /* Whether the fillers are at work on x or will be once woken: a take may wait for them rather
  * than start a context of its own beside theirs (caller holds g_mu). A kind cooling off after a
  * failed start is not: its evaluation spawns, and reports the machine's failure. */
-static bool being_filled(const kind *x) {
-  return x->n_starting > 0 ||
-         (x->n_ready + x->n_starting < g_max && cl1_now() - x->failed_at > RETRY_AFTER_S);
-}
+static bool being_filled(const kind *x) { return x->n_starting > 0 || short_of(x); }
 
 /* The newest ready spare of x that is still alive into *w; the dead ones into dead[] (caller
  * holds g_mu). */
